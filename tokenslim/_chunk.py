@@ -1,0 +1,148 @@
+"""Chunk (one retrieved passage) and coercion of user input into chunks and messages."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import Any, Iterable, Mapping, Sequence
+
+from tokenslim.errors import InputError
+
+__all__ = ["Chunk", "Message", "coerce_chunks", "coerce_history"]
+
+Message = dict[str, Any]
+"""An OpenAI-style chat message: ``{"role": ..., "content": ...}`` plus optional tool fields."""
+
+_ROLES = frozenset({"system", "user", "assistant", "tool", "function", "developer"})
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """One retrieved passage.
+
+    Args:
+        text: The passage text (plain text or raw HTML).
+        score: The retriever's relevance score; higher is better. ``None`` when unknown.
+        id: A stable identifier. Filled with ``"c<position>"`` when missing, so every
+            drop in a report can name the chunk it refers to.
+        metadata: Free-form metadata (source, title, url, offsets...). Carried through
+            every stage; merged when duplicates are folded together.
+    """
+
+    text: str
+    score: float | None = None
+    id: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    def with_text(self, text: str, **metadata: Any) -> "Chunk":
+        """Return a copy with new text and extra metadata (the original is unchanged)."""
+        meta = dict(self.metadata)
+        meta.update(metadata)
+        return replace(self, text=text, metadata=meta)
+
+    def __repr__(self) -> str:
+        preview = self.text[:40] + ("…" if len(self.text) > 40 else "")
+        return f"Chunk(id={self.id!r}, score={self.score!r}, text={preview!r})"
+
+
+def _coerce_score(value: Any, where: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        try:
+            value = float(value)
+        except (TypeError, ValueError):
+            raise InputError(f"{where}: score must be a number or None, got {value!r}") from None
+    value = float(value)
+    if math.isnan(value):
+        return None
+    return value
+
+
+def coerce_chunks(chunks: Iterable[Chunk | str | Mapping[str, Any]] | None) -> list[Chunk]:
+    """Turn user input into a list of :class:`Chunk` with unique ids.
+
+    Accepts ``Chunk`` objects, plain strings and mappings with a ``text`` (or
+    ``page_content``) key. Raises :class:`InputError` for anything else.
+    """
+    if chunks is None:
+        return []
+    if isinstance(chunks, (str, bytes, Chunk)):
+        raise InputError(
+            "chunks must be a list of Chunk/str, got a single "
+            f"{type(chunks).__name__}; wrap it in a list: [chunk]"
+        )
+    out: list[Chunk] = []
+    seen: set[str] = set()
+    try:
+        items = list(chunks)
+    except TypeError:
+        raise InputError(f"chunks must be a list of Chunk or str, got {type(chunks).__name__}") from None
+    for i, item in enumerate(items):
+        where = f"chunks[{i}]"
+        if isinstance(item, Chunk):
+            chunk = item
+        elif isinstance(item, str):
+            chunk = Chunk(text=item)
+        elif isinstance(item, bytes):
+            raise InputError(
+                f"{where} is bytes; decode it first, or for HTML pages use "
+                "tokenslim.extract_main_text(html_bytes), which detects the encoding"
+            )
+        elif isinstance(item, Mapping):
+            text = item.get("text", item.get("page_content"))
+            if text is None:
+                raise InputError(f"{where} is a mapping without a 'text' key: keys {sorted(map(str, item))!r}")
+            chunk = Chunk(
+                text=text,
+                score=item.get("score"),
+                id=item.get("id"),
+                metadata=dict(item.get("metadata") or {}),
+            )
+        else:
+            raise InputError(f"{where} must be a Chunk, str or mapping, got {type(item).__name__}: {item!r:.80}")
+        if not isinstance(chunk.text, str):
+            raise InputError(f"{where}.text must be str, got {type(chunk.text).__name__}")
+        if chunk.metadata is None or not isinstance(chunk.metadata, Mapping):
+            if chunk.metadata is not None:
+                raise InputError(f"{where}.metadata must be a dict, got {type(chunk.metadata).__name__}")
+        score = _coerce_score(chunk.score, where)
+        cid = chunk.id if chunk.id is not None else f"c{i}"
+        if not isinstance(cid, str):
+            cid = str(cid)
+        if cid in seen:
+            cid = f"{cid}#{i}"
+        seen.add(cid)
+        meta = dict(chunk.metadata or {})
+        meta.setdefault("position", i)
+        out.append(Chunk(text=chunk.text, score=score, id=cid, metadata=meta))
+    return out
+
+
+def coerce_history(history: Sequence[Mapping[str, Any]] | None) -> list[Message]:
+    """Validate chat history: a list of ``{"role", "content"}`` mappings (copied)."""
+    if history is None:
+        return []
+    if isinstance(history, (str, bytes, Mapping)):
+        raise InputError(f"history must be a list of messages, got {type(history).__name__}")
+    out: list[Message] = []
+    for i, msg in enumerate(history):
+        if not isinstance(msg, Mapping):
+            raise InputError(f"history[{i}] must be a dict with 'role' and 'content', got {type(msg).__name__}")
+        role = msg.get("role")
+        if role not in _ROLES:
+            raise InputError(f"history[{i}] has role {role!r}; expected one of {sorted(_ROLES)}")
+        content = msg.get("content")
+        if content is None:
+            content = ""
+        if not isinstance(content, str):
+            if isinstance(content, list):  # OpenAI content parts: keep the text parts
+                content = "".join(
+                    p.get("text", "") for p in content if isinstance(p, Mapping) and p.get("type") == "text"
+                )
+            else:
+                raise InputError(f"history[{i}].content must be str, got {type(content).__name__}")
+        m = dict(msg)
+        m["content"] = content
+        out.append(m)
+    return out

@@ -1,0 +1,237 @@
+"""Pipeline: runs stages over one Result, timing and counting each; default_pipeline()."""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any, Iterable, Literal, Sequence
+
+from tokenslim._chunk import Chunk, Message
+from tokenslim._result import Result, StageReport
+from tokenslim.errors import BudgetExceeded, ConfigError, InputError, StageError, TokenSlimError
+from tokenslim.tokenizers import Tokenizer, get_tokenizer
+
+__all__ = ["Pipeline", "default_pipeline"]
+
+_NAME_RE = re.compile(r"^[a-z][a-z0-9_]*$")
+OnError = Literal["raise", "skip"]
+
+
+class Pipeline:
+    """An ordered list of stages applied to one request.
+
+    Args:
+        steps: Stages, or ``(name, stage)`` pairs. Unnamed stages take their
+            ``name`` attribute. Names must be unique snake_case without ``__``.
+        tokenizer: What every report figure is counted in (see
+            :func:`tokenslim.tokenizers.get_tokenizer`; default cl100k_base).
+        on_error: ``"raise"`` (fail-closed: an unexpected stage failure raises
+            :class:`StageError`) or ``"skip"`` (fail-open: the failure is recorded in
+            the stage's report and its input passes through unchanged).
+            Errors in the input itself (:class:`InputError`) and
+            :class:`BudgetExceeded` always raise.
+
+    Example:
+        >>> import tokenslim
+        >>> p = tokenslim.Pipeline([tokenslim.stages.Dedupe()])
+        >>> r = p.run("q", ["same text", "same  text"])
+        >>> len(r.chunks), r.drops[0].reason
+        (1, 'exact_duplicate')
+    """
+
+    def __init__(self, steps: Sequence[Any], *, tokenizer: Any = None, on_error: OnError = "raise") -> None:
+        self.steps = list(steps)
+        self.tokenizer = tokenizer
+        self.on_error = on_error
+        self._tok: Tokenizer | None = None
+
+    # -- structure -----------------------------------------------------------------
+    @property
+    def named_steps(self) -> dict[str, Any]:
+        """Step name -> stage."""
+        return dict(self._named())
+
+    def _named(self) -> list[tuple[str, Any]]:
+        out = []
+        for step in self.steps:
+            if isinstance(step, tuple) and len(step) == 2 and isinstance(step[0], str):
+                out.append((step[0], step[1]))
+            else:
+                out.append((getattr(step, "name", "") or type(step).__name__.lower(), step))
+        return out
+
+    def validate(self) -> None:
+        """Check step names and each stage's parameters; raises :class:`ConfigError`."""
+        if self.on_error not in ("raise", "skip"):
+            raise ConfigError(f"on_error must be 'raise' or 'skip', got {self.on_error!r}")
+        seen: set[str] = set()
+        for name, stage in self._named():
+            if not _NAME_RE.match(name) or "__" in name:
+                raise ConfigError(f"step name {name!r} must be snake_case without '__'")
+            if name in seen:
+                raise ConfigError(f"duplicate step name {name!r}; name steps with (name, stage) pairs")
+            seen.add(name)
+            if not callable(stage):
+                raise ConfigError(f"step {name!r} is not callable: {stage!r}")
+            validate = getattr(stage, "validate", None)
+            if validate is not None:
+                validate()
+
+    def get_params(self) -> dict[str, Any]:
+        """``{"<step>__<param>": value}`` for every stage parameter."""
+        out: dict[str, Any] = {}
+        for name, stage in self._named():
+            if hasattr(stage, "get_params"):
+                for k, v in stage.get_params().items():
+                    out[f"{name}__{k}"] = v
+        return out
+
+    def set_params(self, **params: Any) -> "Pipeline":
+        """Set stage parameters by ``<step>__<param>=value``; returns self."""
+        steps = self.named_steps
+        for key, value in params.items():
+            step, sep, param = key.partition("__")
+            if not sep or step not in steps:
+                raise ConfigError(f"unknown parameter {key!r}; use <step>__<param> with steps {list(steps)}")
+            steps[step].set_params(**{param: value})
+        return self
+
+    def __getitem__(self, index: int | slice | str) -> Any:
+        if isinstance(index, slice):
+            return Pipeline(self.steps[index], tokenizer=self.tokenizer, on_error=self.on_error)
+        if isinstance(index, str):
+            return self.named_steps[index]
+        return self._named()[index][1]
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+    def __repr__(self) -> str:
+        inner = ",\n  ".join(f"({n!r}, {s!r})" for n, s in self._named())
+        return f"Pipeline([\n  {inner}\n], tokenizer={self.tokenizer!r}, on_error={self.on_error!r})"
+
+    def get_tokenizer(self) -> Tokenizer:
+        """The tokenizer the reports count in (built once)."""
+        if self._tok is None:
+            self._tok = get_tokenizer(self.tokenizer)
+        return self._tok
+
+    # -- running --------------------------------------------------------------------
+    def run(
+        self,
+        query: str,
+        chunks: Iterable[Chunk | str] | None = None,
+        history: Sequence[Message] | None = None,
+        system_prompt: str | None = None,
+        *,
+        disable: Iterable[str] = (),
+    ) -> Result:
+        """Run every stage over one request.
+
+        Args:
+            query: The user question.
+            chunks: Retrieved chunks (``Chunk``, ``str`` or ``{"text", "score", ...}``).
+            history: Earlier chat turns as ``{"role", "content"}`` dicts, oldest first.
+            system_prompt: The system prompt (never trimmed).
+            disable: Step names to skip for this call (ablations).
+
+        Returns:
+            The :class:`Result`: surviving chunks and history, per-stage report, drops.
+
+        Raises:
+            InputError: malformed input. ConfigError: bad parameters.
+            BudgetExceeded: system prompt + query alone exceed a Budget stage.
+            StageError: a stage failed unexpectedly and ``on_error="raise"``.
+        """
+        self.validate()
+        disabled = set(disable)
+        unknown = disabled - set(self.named_steps)
+        if unknown:
+            raise ConfigError(f"disable names unknown steps {sorted(unknown)}; steps are {list(self.named_steps)}")
+        result = Result.create(query, chunks, history, system_prompt, tokenizer=self.get_tokenizer())
+        for name, stage in self._named():
+            if name in disabled:
+                continue
+            result = self._run_step(name, stage, result)
+        return result
+
+    def __call__(self, result: Result, /) -> Result:
+        """Run the stages over an existing Result (so a Pipeline can be a step)."""
+        self.validate()
+        for name, stage in self._named():
+            result = self._run_step(name, stage, result)
+        return result
+
+    def _run_step(self, name: str, stage: Any, result: Result) -> Result:
+        tokens_in, chunks_in, turns_in = result.prompt_tokens(), len(result.chunks), len(result.history)
+        n_drops = len(result.drops)
+        snapshot = result.copy() if self.on_error == "skip" else None
+        outer = result.current_stage
+        result.current_stage = name
+        t0 = time.perf_counter()
+        error: str | None = None
+        try:
+            out = stage(result)
+            if not isinstance(out, Result):
+                raise StageError(f"stage {name!r} returned {type(out).__name__} instead of a Result", stage=name)
+        except (InputError, BudgetExceeded, ConfigError):
+            raise  # about the request or the configuration: failing open would hide it
+        except TokenSlimError as exc:
+            if self.on_error == "raise":
+                raise
+            out, error = self._recover(snapshot, exc)
+        except Exception as exc:
+            wrapped = StageError(f"stage {name!r} failed: {type(exc).__name__}: {exc}", stage=name)
+            if self.on_error == "raise":
+                raise wrapped from exc
+            out, error = self._recover(snapshot, wrapped)
+        seconds = time.perf_counter() - t0
+        out.current_stage = outer
+        out.report.append(
+            StageReport(
+                name=name,
+                tokenizer=out.tokenizer.name,
+                tokens_in=tokens_in,
+                tokens_out=out.prompt_tokens(),
+                chunks_in=chunks_in,
+                chunks_out=len(out.chunks),
+                turns_in=turns_in,
+                turns_out=len(out.history),
+                seconds=seconds,
+                drops=out.drops[n_drops:],
+                error=error,
+            )
+        )
+        return out
+
+    @staticmethod
+    def _recover(snapshot: Result | None, exc: Exception) -> tuple[Result, str]:
+        assert snapshot is not None
+        return snapshot, f"{type(exc).__name__}: {exc}"
+
+
+def default_pipeline(token_budget: int | None = None, tokenizer: Any = None, *, on_error: OnError = "raise") -> Pipeline:
+    """The recommended pipeline: StripHTML, Dedupe, TrimTopK, CompressDocuments,
+    SummarizeConversation, Budget (when ``token_budget`` is set), Reorder.
+
+    Construction is instant and offline: stages load nothing until they run.
+
+    Args:
+        token_budget: Max prompt tokens (system + history + chunks + query); ``None`` for no cap.
+        tokenizer: What to count tokens in (default cl100k_base; pass the target model's
+            tokenizer folder or ``"hf:<path>"`` so counts match what prefill pays for).
+        on_error: ``"raise"`` (fail-closed) or ``"skip"`` (fail-open), see :class:`Pipeline`.
+    """
+    from tokenslim import stages as S
+
+    steps: list[Any] = [
+        S.StripHTML(),
+        S.Dedupe(),
+        S.TrimTopK(),
+        S.CompressDocuments(),
+        S.SummarizeConversation(),
+    ]
+    if token_budget is not None:
+        steps.append(S.Budget(max_tokens=token_budget))
+    steps.append(S.Reorder())
+    return Pipeline(steps, tokenizer=tokenizer, on_error=on_error)

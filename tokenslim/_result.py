@@ -1,0 +1,298 @@
+"""Result (the object that flows through a pipeline), Drop and StageReport."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Literal, Sequence
+
+from tokenslim._chunk import Chunk, Message, coerce_chunks, coerce_history
+from tokenslim.errors import InputError
+from tokenslim.tokenizers import Tokenizer, get_tokenizer
+
+__all__ = ["Result", "Drop", "StageReport", "DropKind"]
+
+DropKind = Literal["chunk", "sentence", "turn", "text"]
+"""What a :class:`Drop` holds: a whole chunk, one sentence of a chunk, a history
+turn, or ``"text"``: the original of a chunk whose text a stage shortened."""
+
+CONTEXT_HEADER = "Context:"
+QUESTION_PREFIX = "Question: "
+
+
+@dataclass(frozen=True)
+class Drop:
+    """One thing a stage removed or shortened, with the original kept for recovery.
+
+    Attributes:
+        stage: Step name of the stage that removed it.
+        kind: ``"chunk"``, ``"sentence"``, ``"turn"`` or ``"text"`` (see :data:`DropKind`).
+        item: The removed object itself: a :class:`Chunk`, a message dict, or a sentence string.
+        reason: Snake_case reason code (``"near_duplicate"``, ``"below_min_score"``...).
+        detail: Human-readable detail (``"of c3, jaccard 0.91"``).
+        chunk_id: Id of the chunk the item belongs to, when it belongs to one.
+        tokens: Tokens the removal saved, in the result's tokenizer.
+    """
+
+    stage: str
+    kind: DropKind
+    item: Any
+    reason: str
+    detail: str = ""
+    chunk_id: str | None = None
+    tokens: int = 0
+
+
+@dataclass
+class StageReport:
+    """What one stage did: sizes before and after, time taken, what it dropped."""
+
+    name: str
+    tokenizer: str
+    tokens_in: int
+    tokens_out: int
+    chunks_in: int
+    chunks_out: int
+    turns_in: int
+    turns_out: int
+    seconds: float
+    drops: list[Drop] = field(default_factory=list)
+    error: str | None = None
+
+    @property
+    def tokens_saved(self) -> int:
+        return self.tokens_in - self.tokens_out
+
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-friendly summary (drops counted by reason)."""
+        reasons: dict[str, int] = {}
+        for d in self.drops:
+            reasons[d.reason] = reasons.get(d.reason, 0) + 1
+        return {
+            "stage": self.name,
+            "tokenizer": self.tokenizer,
+            "tokens_in": self.tokens_in,
+            "tokens_out": self.tokens_out,
+            "chunks_in": self.chunks_in,
+            "chunks_out": self.chunks_out,
+            "turns_in": self.turns_in,
+            "turns_out": self.turns_out,
+            "ms": round(self.seconds * 1000, 3),
+            "drops": reasons,
+            "error": self.error,
+        }
+
+
+class Result:
+    """The state of one request as it flows through the stages.
+
+    A stage reads and replaces ``chunks`` / ``history`` and records every removal
+    with :meth:`drop` or :meth:`shorten`, so nothing disappears silently.
+    One Result belongs to one ``run``; stages never share it across requests.
+
+    Attributes:
+        query: The user question.
+        chunks: Surviving chunks, in prompt order.
+        history: Surviving chat turns (OpenAI-style dicts), oldest first.
+        system_prompt: The system prompt, or ``None``.
+        tokenizer: The :class:`~tokenslim.tokenizers.Tokenizer` all figures are counted in.
+        drops: Every removal, in order.
+        report: One :class:`StageReport` per stage run by a pipeline.
+        tokens_before: Prompt tokens of the input, before any stage.
+    """
+
+    def __init__(
+        self,
+        query: str,
+        chunks: list[Chunk],
+        history: list[Message],
+        system_prompt: str | None,
+        tokenizer: Tokenizer,
+    ) -> None:
+        self.query = query
+        self.chunks = chunks
+        self.history = history
+        self.system_prompt = system_prompt
+        self.tokenizer = tokenizer
+        self.drops: list[Drop] = []
+        self.report: list[StageReport] = []
+        self.current_stage: str | None = None
+        self._counts: dict[str, int] = {}
+        self.tokens_before = self.prompt_tokens()
+
+    @classmethod
+    def create(
+        cls,
+        query: str,
+        chunks: Iterable[Chunk | str] | None = None,
+        history: Sequence[Message] | None = None,
+        system_prompt: str | None = None,
+        *,
+        tokenizer: Any = None,
+    ) -> "Result":
+        """Validate raw input and build a Result (what ``Pipeline.run`` does first).
+
+        Raises:
+            InputError: query, chunks, history or system prompt are malformed.
+        """
+        if query is None:
+            query = ""
+        if not isinstance(query, str):
+            raise InputError(f"query must be str, got {type(query).__name__}: {query!r:.80}")
+        if system_prompt is not None and not isinstance(system_prompt, str):
+            raise InputError(f"system_prompt must be str or None, got {type(system_prompt).__name__}")
+        tok = tokenizer if isinstance(tokenizer, Tokenizer) and hasattr(tokenizer, "count") else get_tokenizer(tokenizer)
+        return cls(query, coerce_chunks(chunks), coerce_history(history), system_prompt, tok)
+
+    # -- token accounting ---------------------------------------------------------
+    def count(self, text: str) -> int:
+        """Tokens in ``text`` (memoised for this request)."""
+        n = self._counts.get(text)
+        if n is None:
+            n = self.tokenizer.count(text)
+            self._counts[text] = n
+        return n
+
+    def prompt_pieces(self) -> list[str]:
+        """The prompt as the pieces that :meth:`to_prompt` joins with newlines."""
+        pieces: list[str] = []
+        if self.system_prompt:
+            pieces.append(self.system_prompt)
+        for m in self.history:
+            pieces.append(f"{m['role']}: {m['content']}")
+        if self.chunks:
+            pieces.append(CONTEXT_HEADER)
+            for i, c in enumerate(self.chunks, 1):
+                pieces.append(f"[{i}] {c.text}")
+        pieces.append(QUESTION_PREFIX + self.query)
+        return pieces
+
+    def prompt_tokens(self) -> int:
+        """Tokens of the whole prompt (system + history + chunks + query), counted per piece."""
+        pieces = self.prompt_pieces()
+        return sum(self.count(p) for p in pieces) + len(pieces) - 1
+
+    @property
+    def tokens_after(self) -> int:
+        """Prompt tokens now."""
+        return self.prompt_tokens()
+
+    @property
+    def chunk_tokens(self) -> int:
+        """Tokens of the surviving chunk texts alone."""
+        return sum(self.count(c.text) for c in self.chunks)
+
+    # -- recording removals --------------------------------------------------------
+    def drop(
+        self,
+        item: Any,
+        *,
+        reason: str,
+        kind: DropKind = "chunk",
+        detail: str = "",
+        chunk_id: str | None = None,
+    ) -> Drop:
+        """Record that ``item`` was removed (the caller removes it from ``chunks``/``history``)."""
+        if isinstance(item, Chunk):
+            text, chunk_id = item.text, chunk_id or item.id
+        elif isinstance(item, dict):
+            text = str(item.get("content", ""))
+        else:
+            text = str(item)
+        d = Drop(
+            stage=self.current_stage or "?",
+            kind=kind,
+            item=item,
+            reason=reason,
+            detail=detail,
+            chunk_id=chunk_id,
+            tokens=self.count(text),
+        )
+        self.drops.append(d)
+        return d
+
+    def shorten(self, chunk: Chunk, new_text: str, *, reason: str, detail: str = "", **metadata: Any) -> Chunk:
+        """Record that ``chunk``'s text was shortened; return the new chunk (original kept in the Drop)."""
+        new = chunk.with_text(new_text, **metadata)
+        d = Drop(
+            stage=self.current_stage or "?",
+            kind="text",
+            item=chunk,
+            reason=reason,
+            detail=detail,
+            chunk_id=chunk.id,
+            tokens=self.count(chunk.text) - self.count(new_text),
+        )
+        self.drops.append(d)
+        return new
+
+    def original(self, chunk_id: str) -> Chunk | None:
+        """The chunk with this id as it entered the pipeline (before any shortening)."""
+        for d in self.drops:
+            if d.chunk_id == chunk_id and isinstance(d.item, Chunk) and d.kind in ("text", "chunk"):
+                return d.item
+        for c in self.chunks:
+            if c.id == chunk_id:
+                return c
+        return None
+
+    def copy(self) -> "Result":
+        """A copy whose lists can be changed without touching this one (items are shared)."""
+        new = object.__new__(Result)
+        new.__dict__.update(self.__dict__)
+        new.chunks = list(self.chunks)
+        new.history = [dict(m) for m in self.history]
+        new.drops = list(self.drops)
+        new.report = list(self.report)
+        new._counts = self._counts
+        return new
+
+    # -- output ---------------------------------------------------------------------
+    def context_text(self) -> str:
+        """The surviving chunks as one numbered context block."""
+        return "\n".join(f"[{i}] {c.text}" for i, c in enumerate(self.chunks, 1))
+
+    def to_messages(self, *, instruction: str | None = None) -> list[Message]:
+        """OpenAI-style chat messages: system prompt, history, then context + question as the user turn."""
+        msgs: list[Message] = []
+        if self.system_prompt:
+            msgs.append({"role": "system", "content": self.system_prompt})
+        msgs.extend(dict(m) for m in self.history)
+        parts = []
+        if self.chunks:
+            parts.append(f"{CONTEXT_HEADER}\n{self.context_text()}")
+        if instruction:
+            parts.append(instruction)
+        parts.append(QUESTION_PREFIX + self.query)
+        msgs.append({"role": "user", "content": "\n\n".join(parts)})
+        return msgs
+
+    def to_prompt(self) -> str:
+        """The whole prompt as one string (what :meth:`prompt_tokens` counts)."""
+        return "\n".join(self.prompt_pieces())
+
+    def dropped(self, *, reason: str | None = None, stage: str | None = None) -> list[Drop]:
+        """Drops filtered by reason and/or stage."""
+        return [d for d in self.drops if (reason is None or d.reason == reason) and (stage is None or d.stage == stage)]
+
+    def report_table(self) -> str:
+        """The per-stage report as a fixed-width text table."""
+        head = f"{'stage':<24}{'tokens in':>10}{'tokens out':>11}{'saved':>8}{'chunks':>10}{'turns':>8}{'ms':>9}  drops"
+        lines = [f"tokens counted with {self.tokenizer.name}", head, "-" * len(head)]
+        for r in self.report:
+            reasons = ", ".join(f"{k}={v}" for k, v in r.as_dict()["drops"].items())
+            if r.error:
+                reasons = f"ERROR {r.error}"
+            lines.append(
+                f"{r.name:<24}{r.tokens_in:>10}{r.tokens_out:>11}{r.tokens_saved:>8}"
+                f"{f'{r.chunks_in}->{r.chunks_out}':>10}{f'{r.turns_in}->{r.turns_out}':>8}"
+                f"{r.seconds * 1000:>9.2f}  {reasons}"
+            )
+        ratio = self.tokens_before / max(1, self.tokens_after)
+        lines.append(f"total: {self.tokens_before} -> {self.tokens_after} tokens ({ratio:.2f}x)")
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return (
+            f"Result(chunks={len(self.chunks)}, turns={len(self.history)}, "
+            f"tokens={self.tokens_before}->{self.tokens_after} [{self.tokenizer.name}], drops={len(self.drops)})"
+        )

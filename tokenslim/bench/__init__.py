@@ -1,0 +1,1 @@
+"""Benchmark helpers: shared datasets, metrics, ablation runner, tables and plots."""

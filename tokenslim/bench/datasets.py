@@ -1,0 +1,210 @@
+"""Loaders for the public evaluation sets in ``../shared/data`` as uniform :class:`Example` s.
+
+The data directory is found from ``$TOKENSLIM_DATA``, else ``../shared/data``
+relative to the current directory or to this checkout. Nothing is downloaded.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+from tokenslim._chunk import Chunk, Message
+from tokenslim.errors import InputError
+
+__all__ = ["Example", "data_dir", "load", "DATASETS"]
+
+
+@dataclass
+class Example:
+    """One evaluation item: a query, its context and the gold answers.
+
+    Attributes:
+        id: Stable id from the source set.
+        query: The question.
+        chunks: Context chunks in retrieval order (with ``title`` metadata where known).
+        answers: Gold answer strings (any one counts).
+        history: Chat turns (conversation sets only).
+        gold: Extra gold fields (supporting titles, slot values, spans...).
+    """
+
+    id: str
+    query: str
+    chunks: list[Chunk]
+    answers: list[str]
+    history: list[Message] = field(default_factory=list)
+    gold: dict[str, Any] = field(default_factory=dict)
+
+
+def data_dir() -> Path:
+    """Where the shared evaluation data lives (raises InputError if nowhere)."""
+    candidates = []
+    if os.environ.get("TOKENSLIM_DATA"):
+        candidates.append(Path(os.environ["TOKENSLIM_DATA"]))
+    candidates.append(Path.cwd() / ".." / "shared" / "data")
+    candidates.append(Path(__file__).resolve().parents[3] / "shared" / "data")
+    for c in candidates:
+        if c.is_dir():
+            return c.resolve()
+    raise InputError(
+        "shared evaluation data not found; set TOKENSLIM_DATA to the folder holding "
+        f"hotpotqa_distractor/ etc. (looked in {[str(c) for c in candidates]})"
+    )
+
+
+def _jsonl_gz(path: Path) -> Iterator[dict]:
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        for line in f:
+            if line.strip():
+                yield json.loads(line)
+
+
+def hotpotqa(limit: int | None = None) -> list[Example]:
+    """HotpotQA distractor: 10 Wikipedia paragraphs per question (2 supporting)."""
+    out = []
+    for row in _jsonl_gz(data_dir() / "hotpotqa_distractor" / "hotpotqa_dev_distractor.jsonl.gz"):
+        answers = [s for a in row["answers_objects"] for s in a.get("spans", [])]
+        chunks = [
+            Chunk(text=c["paragraph_text"], id=f"p{i}", metadata={"title": c["title"]})
+            for i, c in enumerate(row["contexts"])
+        ]
+        supporting = [c["title"] for c in row["contexts"] if c["is_supporting"]]
+        out.append(Example(row["question_id"], row["question_text"], chunks, answers, gold={"supporting": supporting}))
+        if limit and len(out) >= limit:
+            break
+    return out
+
+
+def nq(limit: int | None = None, *, passage: str = "long_answer") -> list[Example]:
+    """NQ-open with its gold Wikipedia passage.
+
+    Args:
+        passage: ``"long_answer"`` (the annotated long answer, often several paragraphs)
+            or ``"oracle"`` (the ~100-word gold passage).
+    """
+    out = []
+    for i, row in enumerate(_jsonl_gz(data_dir() / "nq_open_oracle" / "nq-open-oracle.jsonl.gz")):
+        gold = row.get("nq_annotated_gold") or {}
+        if passage == "long_answer" and gold.get("long_answer"):
+            chunks = [Chunk(text=gold["long_answer"], id="gold", metadata={"title": gold.get("title", "")})]
+        else:
+            chunks = [Chunk(text=c["text"], id=f"p{j}", metadata={"title": c["title"]}) for j, c in enumerate(row["ctxs"])]
+        out.append(Example(f"nq{i}", row["question"], chunks, list(row["answers"])))
+        if limit and len(out) >= limit:
+            break
+    return out
+
+
+def qmsum(limit: int | None = None, *, turns_per_chunk: int = 20) -> list[Example]:
+    """QMSum specific queries over meeting transcripts, chunked every ``turns_per_chunk`` turns.
+
+    Gold: the answer text (abstractive, so scored by overlap, not containment) and
+    the relevant turn spans.
+    """
+    out = []
+    for m, row in enumerate(_jsonl_gz(data_dir() / "qmsum" / "qmsum_val.jsonl.gz")):
+        turns = row["meeting_transcripts"]
+        chunks = []
+        for start in range(0, len(turns), turns_per_chunk):
+            block = turns[start : start + turns_per_chunk]
+            text = "\n".join(f"{t['speaker']}: {t['content']}" for t in block)
+            chunks.append(Chunk(text=text, id=f"m{m}t{start}", metadata={"turns": [start, start + len(block) - 1]}))
+        for q, item in enumerate(row["specific_query_list"]):
+            spans = [[int(a), int(b)] for a, b in item.get("relevant_text_span", [])]
+            out.append(Example(f"qmsum{m}q{q}", item["query"], chunks, [item["answer"]], gold={"spans": spans}))
+            if limit and len(out) >= limit:
+                return out
+    return out
+
+
+def sgd(limit: int | None = None) -> list[Example]:
+    """SGD dialogues: all turns but the last user turn become history; gold = final slot values."""
+    path = data_dir() / "sgd_dialogues" / "dev_dialogues_001.json.gz"
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        dialogues = json.load(f)
+    out = []
+    for d in dialogues:
+        turns = d["turns"]
+        history = [
+            {"role": "user" if t["speaker"] == "USER" else "assistant", "content": t["utterance"]} for t in turns[:-1]
+        ]
+        slots: dict[str, list[str]] = {}
+        intents: list[str] = []
+        for t in turns:
+            for fr in t.get("frames", []):
+                st = fr.get("state")
+                if st:
+                    for k, v in st.get("slot_values", {}).items():
+                        slots[f"{fr['service']}.{k}"] = v
+                    if st.get("active_intent") and st["active_intent"] != "NONE":
+                        intents.append(st["active_intent"])
+        out.append(
+            Example(
+                d["dialogue_id"],
+                turns[-1]["utterance"],
+                [],
+                [],
+                history=history,
+                gold={"slot_values": slots, "intents": sorted(set(intents))},
+            )
+        )
+        if limit and len(out) >= limit:
+            break
+    return out
+
+
+def multihop_rag(limit: int | None = None) -> list[Example]:
+    """MultiHop-RAG: real top-10 overlapping retriever chunks with scores."""
+    rows = json.loads((data_dir() / "multihop_rag_retrieval_sample" / "llm-embedder_retrieval_test.json").read_text())
+    out = []
+    for i, row in enumerate(rows):
+        chunks = [Chunk(text=c["text"], score=c["score"], id=f"r{j}") for j, c in enumerate(row["retrieval_list"])]
+        out.append(
+            Example(f"mhr{i}", row["query"], chunks, [row["answer"]], gold={"facts": [g["fact"] for g in row["gold_list"]]})
+        )
+        if limit and len(out) >= limit:
+            break
+    return out
+
+
+DATASETS = {"hotpotqa": hotpotqa, "nq": nq, "qmsum": qmsum, "sgd": sgd, "multihop_rag": multihop_rag}
+
+
+def load(name: str, limit: int | None = None) -> list[Example]:
+    """Load a dataset by name (one of :data:`DATASETS`) or from a JSONL file path.
+
+    A JSONL file has one object per line: ``{"query", "chunks": [str | {"text", "score"}], "answers": [str]}``.
+    """
+    if name in DATASETS:
+        return DATASETS[name](limit)
+    path = Path(name)
+    if not path.is_file():
+        raise InputError(f"unknown dataset {name!r}: use one of {sorted(DATASETS)} or a path to a .jsonl file")
+    from tokenslim._chunk import coerce_chunks
+
+    out = []
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as f:
+        for i, line in enumerate(f):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+                out.append(
+                    Example(
+                        str(row.get("id", i)),
+                        row["query"],
+                        coerce_chunks(row.get("chunks", [])),
+                        list(row.get("answers", [])),
+                        history=list(row.get("history", [])),
+                    )
+                )
+            except (KeyError, ValueError, TypeError) as exc:
+                raise InputError(f"{path}:{i + 1}: expected {{'query', 'chunks', 'answers'}}: {exc}") from exc
+            if limit and len(out) >= limit:
+                break
+    return out

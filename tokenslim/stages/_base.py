@@ -1,0 +1,97 @@
+"""The Stage protocol and BaseStage (parameters, repr, validation)."""
+
+from __future__ import annotations
+
+import abc
+import inspect
+import re
+from typing import Any, Protocol, runtime_checkable
+
+from tokenslim._result import Result
+from tokenslim.errors import ConfigError
+
+__all__ = ["Stage", "BaseStage"]
+
+
+@runtime_checkable
+class Stage(Protocol):
+    """Anything with a ``name`` that takes a :class:`Result` and returns one."""
+
+    name: str
+
+    def __call__(self, result: Result, /) -> Result: ...
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).lower()
+
+
+class BaseStage(abc.ABC):
+    """Base class for tokenslim stages, in the manner of scikit-learn estimators.
+
+    * ``__init__`` takes keyword-only parameters and stores them unchanged
+      (no I/O, no model loads); ``get_params``/``set_params``/``repr`` are derived
+      from its signature.
+    * :meth:`validate` checks the parameters (raises :class:`ConfigError`); the
+      pipeline calls it before the first stage runs.
+    * ``__call__(result)`` runs :meth:`apply`, which records every removal on the
+      result and never mutates ``self``, so one instance can serve many threads.
+    """
+
+    #: Default step name (snake_case of the class name).
+    name: str = ""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if not cls.__dict__.get("name"):
+            cls.name = _snake(cls.__name__)
+
+    @classmethod
+    def _param_names(cls) -> list[str]:
+        sig = inspect.signature(cls.__init__)
+        return [p.name for p in sig.parameters.values() if p.name != "self" and p.kind is p.KEYWORD_ONLY]
+
+    def get_params(self) -> dict[str, Any]:
+        """The constructor parameters and their current values."""
+        return {k: getattr(self, k) for k in self._param_names()}
+
+    def set_params(self, **params: Any) -> "BaseStage":
+        """Change parameters (unknown names raise :class:`ConfigError`); returns self."""
+        valid = set(self._param_names())
+        for k, v in params.items():
+            if k not in valid:
+                raise ConfigError(f"{type(self).__name__} has no parameter {k!r}; valid: {sorted(valid)}")
+            setattr(self, k, v)
+        return self
+
+    def validate(self) -> None:
+        """Raise :class:`ConfigError` if the parameters cannot work. Override to add checks."""
+
+    def __call__(self, result: Result, /) -> Result:
+        outer = result.current_stage
+        if outer is None:
+            result.current_stage = self.name
+        try:
+            out = self.apply(result)
+        finally:
+            if outer is None:
+                result.current_stage = None
+        return out
+
+    @abc.abstractmethod
+    def apply(self, result: Result) -> Result:
+        """Transform ``result`` (record every removal with ``result.drop``/``result.shorten``)."""
+
+    def __repr__(self) -> str:
+        params = self.get_params()
+        defaults = {
+            p.name: p.default for p in inspect.signature(type(self).__init__).parameters.values() if p.name in params
+        }
+        shown = [f"{k}={v!r}" for k, v in params.items() if defaults.get(k, inspect.Parameter.empty) is not v and defaults.get(k) != v]
+        return f"{type(self).__name__}({', '.join(shown)})"
+
+
+def check(condition: bool, stage: BaseStage, message: str) -> None:
+    """Raise ConfigError naming the stage when ``condition`` is false."""
+    if not condition:
+        raise ConfigError(f"{type(stage).__name__}: {message}")
