@@ -256,7 +256,8 @@ class Result:
         msgs: list[Message] = []
         if self.system_prompt:
             msgs.append({"role": "system", "content": self.system_prompt})
-        msgs.extend(dict(m) for m in self.history)
+        # tokenslim's own marker keys (e.g. the state summary's) are not sent to the API
+        msgs.extend({k: v for k, v in m.items() if k != "tokenslim"} for m in self.history)
         parts = []
         if self.chunks:
             parts.append(f"{CONTEXT_HEADER}\n{self.context_text()}")
