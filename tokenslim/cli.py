@@ -1,0 +1,284 @@
+"""The ``tokenslim`` command line: ``bench`` (per-stage ablation on a real LLM) and ``capacity``.
+
+Examples::
+
+    tokenslim bench --dataset hotpotqa --backend vllm --limit 20
+    tokenslim capacity --model smollm2 --gpu-memory 80GiB --kv-dtype fp8 --avg-input 1500 --p95-input 3000
+
+``main`` returns the exit status (0 ok, 2 usage or input error) instead of exiting,
+so it can be called from tests and other programs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shlex
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+
+from tokenslim.errors import TokenSlimError
+
+__all__ = ["main", "build_parser", "parse_size"]
+
+_BACKENDS = ("vllm", "transformers", "openai", "fake")
+_SIZE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMGT]i?B?|B)?\s*$", re.IGNORECASE)
+_UNITS = {"": 1, "b": 1, "k": 10**3, "kb": 10**3, "m": 10**6, "mb": 10**6, "g": 10**9, "gb": 10**9,
+          "t": 10**12, "tb": 10**12, "ki": 2**10, "kib": 2**10, "mi": 2**20, "mib": 2**20, "gi": 2**30,
+          "gib": 2**30, "ti": 2**40, "tib": 2**40}
+
+
+def parse_size(text: str) -> int:
+    """Parse a memory size such as ``80GiB``, ``141GB``, ``512MiB`` or ``1073741824`` into bytes.
+
+    Raises:
+        argparse.ArgumentTypeError: not a size.
+    """
+    m = _SIZE_RE.match(text)
+    if not m:
+        raise argparse.ArgumentTypeError(f"invalid size {text!r}: use a number with a unit, e.g. 80GiB, 141GB, 512MiB")
+    value = float(m.group(1)) * _UNITS[(m.group(2) or "").lower()]
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"size must be positive, got {text!r}")
+    return int(value)
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    return value
+
+
+def _nonneg_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
+    return value
+
+
+def _key_value(text: str) -> tuple[str, Any]:
+    key, sep, raw = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    value: Any = raw
+    for cast in (int, float):
+        try:
+            value = cast(raw)
+            break
+        except ValueError:
+            continue
+    if raw.lower() in ("true", "false"):
+        value = raw.lower() == "true"
+    return key.replace("-", "_"), value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser (exposed so docs and tests can inspect it)."""
+    parser = argparse.ArgumentParser(
+        prog="tokenslim",
+        description="Make RAG prompts cheaper, and prove the saving on a real LLM.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="{bench,capacity}")
+    sub.required = True
+
+    b = sub.add_parser(
+        "bench",
+        help="run a real LLM on the baseline and on each cumulative pipeline stage",
+        description=(
+            "Per-stage ablation: the uncompressed prompts (baseline), then the default pipeline's stages added one "
+            "at a time. Reports tokens, prefill/TTFT/TPOT/E2E latency, KV-cache MB, prefix-cache hits, throughput "
+            "and answer quality (EM, F1, answer-in-context, state retention) with bootstrap confidence intervals."
+        ),
+    )
+    b.add_argument("--dataset", required=True,
+                   help="hotpotqa, nq, qmsum, sgd, multihop_rag, or a path to a .jsonl file "
+                        '({"query", "chunks", "answers"} per line)')
+    b.add_argument("--backend", choices=_BACKENDS, default="vllm", help="where the model runs (default: vllm)")
+    b.add_argument("--model", default=None,
+                   help="model name or local folder (default: the backend's default, SmolLM2-135M-Instruct)")
+    b.add_argument("--limit", type=_positive_int, default=20, help="questions to measure (default: 20)")
+    b.add_argument("--out", type=Path, default=None,
+                   help="output folder for JSON, Markdown and PNGs (default: results/bench-<dataset>-<backend>/)")
+    b.add_argument("--max-tokens", type=_positive_int, default=32, help="tokens generated per answer (default: 32)")
+    b.add_argument("--concurrency", type=_nonneg_int, default=8,
+                   help="requests in flight in the separate throughput pass; 0 skips it (default: 8)")
+    b.add_argument("--warmup", type=_nonneg_int, default=2,
+                   help="warm-up requests before measuring, on questions outside the measured ones (default: 2)")
+    b.add_argument("--token-budget", type=_positive_int, default=None,
+                   help="add a Budget stage capping prompt tokens (default: none)")
+    b.add_argument("--instruction", default=None, help='text before the question (default: "Answer with a short phrase only.")')
+    b.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
+    b.add_argument("--backend-arg", type=_key_value, action="append", default=[], metavar="KEY=VALUE",
+                   help="extra keyword for the backend constructor, repeatable (e.g. base_url=http://localhost:8000/v1)")
+    b.add_argument("--no-plots", action="store_true", help="do not write PNG plots")
+    b.add_argument("--no-progress", action="store_true", help="no progress bar")
+    b.set_defaults(func=_cmd_bench)
+
+    c = sub.add_parser(
+        "capacity",
+        help="max concurrent requests in GPU memory before vs after tokenslim, and an advised max_model_len",
+        description=(
+            "KV-cache capacity planning: how many requests of the given size fit beside the weights, before and "
+            "after the token reduction (measured by a bench JSON via --from-bench)."
+        ),
+    )
+    c.add_argument("--model", default="smollm2", help="smollm2, a model name known to tokenslim, or a local folder with config.json")
+    c.add_argument("--gpu-memory", type=parse_size, required=True, help="accelerator memory, e.g. 80GiB or 141GB")
+    c.add_argument("--gpu-memory-utilization", type=float, default=0.9,
+                   help="fraction of the memory the engine may use (vLLM's default 0.9)")
+    c.add_argument("--weight-dtype", default="bf16", help="weight precision: fp32, bf16, fp16, fp8, int8, int4 (default: bf16)")
+    c.add_argument("--kv-dtype", default="bf16", help="KV-cache precision: fp32, bf16, fp16, fp8 (default: bf16)")
+    c.add_argument("--avg-input", type=_positive_int, required=True, help="mean prompt tokens per request (before tokenslim)")
+    c.add_argument("--p95-input", type=_positive_int, default=None, help="95th-percentile prompt tokens (before tokenslim)")
+    c.add_argument("--output", type=_positive_int, default=64, help="generated tokens per request (default: 64)")
+    c.add_argument("--reduction", type=float, default=None,
+                   help="fraction of prompt tokens tokenslim removes (0.4 = 40%%); overrides --from-bench")
+    c.add_argument("--from-bench", type=Path, default=None,
+                   help="a bench JSON (results/.../bench.json): use its measured token reduction")
+    c.add_argument("--json", action="store_true", help="print the plan as JSON")
+    c.set_defaults(func=_cmd_capacity)
+    return parser
+
+
+def _default_out(dataset: str, backend: str) -> Path:
+    name = Path(dataset).stem.split(".")[0] if ("/" in dataset or dataset.endswith((".jsonl", ".gz"))) else dataset
+    return Path("results") / f"bench-{name}-{backend}"
+
+
+def _cmd_bench(args: argparse.Namespace, argv: Sequence[str]) -> int:
+    from tokenslim._pipeline import default_pipeline
+    from tokenslim.bench import datasets, report
+    from tokenslim.bench.runner import DEFAULT_INSTRUCTION, run_ablation
+
+    examples = datasets.load(args.dataset, args.limit + args.warmup)
+    measured, warm = examples[: args.limit], examples[args.limit :]
+    if len(warm) < args.warmup:
+        warm = measured[: args.warmup]
+    out_dir = args.out or _default_out(args.dataset, args.backend)
+    pipeline = default_pipeline(token_budget=args.token_budget)
+    command = "tokenslim " + shlex.join(argv)
+    print(f"tokenslim bench: {len(measured)} questions from {args.dataset}, backend {args.backend}, "
+          f"{len(pipeline) + 1} rows (baseline + {len(pipeline)} stages)", file=sys.stderr)
+    from tokenslim.backends import get_backend
+
+    backend = get_backend(args.backend, model=args.model, **dict(args.backend_arg))
+    try:
+        rep = run_ablation(
+            measured,
+            backend,
+            pipeline,
+            max_tokens=args.max_tokens,
+            concurrency=args.concurrency,
+            warmup=warm if args.warmup else (),
+            instruction=args.instruction or DEFAULT_INSTRUCTION,
+            seed=args.seed,
+            progress=not args.no_progress,
+            meta={"dataset": args.dataset, "command": command, "model": getattr(backend, "model", None) or args.model or "-"},
+        ).as_dict()
+    finally:
+        backend.close()
+    print(report.text_table(rep))
+    written = [report.write_json(rep, out_dir / "bench.json"), report.write_markdown(rep, out_dir / "bench.md")]
+    if not args.no_plots:
+        from tokenslim.bench.plots import write_plots
+
+        written += write_plots(rep, out_dir)
+    for p in written:
+        print(f"wrote {p}")
+    return 0
+
+
+def _bench_ratios(path: Path) -> tuple[float, float, str]:
+    """Mean and p95 prompt-token ratios (last row / baseline) from a bench JSON, and where they came from."""
+    from tokenslim.bench import metrics, report
+    from tokenslim.errors import InputError
+
+    rep = report.load_json(path)
+    first, last = rep["stages"][0], rep["stages"][-1]
+    examples = rep.get("examples") or {}
+    base = [r["tokens_model"] for r in examples.get(first["stage"], [])]
+    final = [r["tokens_model"] for r in examples.get(last["stage"], [])]
+    if not base or not final:
+        raise InputError(f"{str(path)!r} has no per-example token counts; rerun tokenslim bench")
+    mean_ratio = (sum(final) / len(final)) / (sum(base) / len(base))
+    p95_ratio = (metrics.percentile(final, 95) or 0.0) / (metrics.percentile(base, 95) or 1.0)
+    meta = rep.get("meta", {})
+    source = (
+        f"measured by {str(path)!r}: {first['stage']} -> {last['stage']} on {len(base)} {meta.get('dataset', '?')} "
+        f"questions, {meta.get('model', '?')} tokenizer"
+    )
+    return mean_ratio, p95_ratio, source
+
+
+def _cmd_capacity(args: argparse.Namespace, argv: Sequence[str]) -> int:
+    from tokenslim.capacity import plan_capacity
+    from tokenslim.errors import ConfigError
+
+    p95 = args.p95_input if args.p95_input is not None else args.avg_input
+    if args.reduction is not None:
+        if not 0 <= args.reduction < 1:
+            raise ConfigError(f"--reduction is a fraction in [0, 1), got {args.reduction}")
+        mean_ratio = p95_ratio = 1 - args.reduction
+        source = "given by --reduction"
+    elif args.from_bench is not None:
+        mean_ratio, p95_ratio, source = _bench_ratios(args.from_bench)
+    else:
+        mean_ratio = p95_ratio = 1.0
+        source = "none given (pass --from-bench results/<run>/bench.json or --reduction)"
+    plan = plan_capacity(
+        args.model,
+        args.gpu_memory,
+        avg_input_tokens=args.avg_input,
+        p95_input_tokens=p95,
+        avg_input_tokens_after=args.avg_input * mean_ratio,
+        p95_input_tokens_after=p95 * p95_ratio,
+        output_tokens=args.output,
+        weight_dtype=args.weight_dtype,
+        kv_dtype=args.kv_dtype,
+        gpu_memory_utilization=args.gpu_memory_utilization,
+    )
+    if args.json:
+        import json
+
+        print(json.dumps(dict(plan.to_dict(), reduction_source=source), indent=1))
+        return 0
+    print(f"tokenslim capacity: model {args.model}, weights {args.weight_dtype}, KV cache {args.kv_dtype}")
+    print(
+        f"prompt tokens before: avg {args.avg_input}, p95 {p95}; after: avg {args.avg_input * mean_ratio:.0f}, "
+        f"p95 {p95 * p95_ratio:.0f}; output {args.output}"
+    )
+    print(f"token reduction: {100 * (1 - mean_ratio):.1f}% avg, {100 * (1 - p95_ratio):.1f}% p95 ({source})")
+    print(plan.to_table())
+    print(f"advice: serve with --max-model-len {plan.max_model_len_after} "
+          f"(max concurrent requests {plan.max_concurrent_before} -> {plan.max_concurrent_after})")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line.
+
+    Args:
+        argv: Arguments without the program name (default: ``sys.argv[1:]``).
+
+    Returns:
+        0 on success, 2 on a usage or input error (message on stderr), 130 on Ctrl-C.
+    """
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    args = parser.parse_args(args_list)
+    try:
+        return int(args.func(args, args_list))
+    except TokenSlimError as exc:
+        print(f"tokenslim {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130

