@@ -1,0 +1,108 @@
+"""TokenSlimCompressor: a LangChain document compressor that runs a tokenslim pipeline."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Optional, Sequence
+
+from langchain_core.callbacks import Callbacks
+from langchain_core.documents import BaseDocumentCompressor, Document
+from langchain_core.runnables.config import run_in_executor
+from pydantic import ConfigDict, Field
+
+import tokenslim
+from tokenslim import Chunk, Result
+
+__all__ = ["TokenSlimCompressor"]
+
+
+def _score(doc: Document, keys: Sequence[str]) -> float | None:
+    for key in keys:
+        value = doc.metadata.get(key)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value)
+    return None
+
+
+def _stats(result: Result, original: Document, chunk: Chunk) -> dict[str, Any]:
+    """The ``metadata["tokenslim"]`` entry of one surviving document."""
+    extra = {k: v for k, v in chunk.metadata.items() if k not in original.metadata and k != "position"}
+    return {
+        "original_tokens": result.count(original.page_content),
+        "kept_tokens": result.count(chunk.text),
+        **extra,
+    }
+
+
+class TokenSlimCompressor(BaseDocumentCompressor):
+    """Compress retrieved documents with a tokenslim pipeline (dedupe, top-k, sentence compression...).
+
+    Each surviving document is the input document (same ``id``, same metadata)
+    with the pipeline's text as ``page_content`` and a ``metadata["tokenslim"]``
+    entry ``{"original_tokens": ..., "kept_tokens": ...}``. Documents the pipeline
+    drops are left out; pass ``on_result`` to see the full :class:`tokenslim.Result`
+    (every drop with its reason and the original text) for each call. The compressor
+    keeps no per-call state, so one instance can serve many threads.
+
+    Args:
+        pipeline: The tokenslim pipeline to run (default :func:`tokenslim.default_pipeline`).
+        score_keys: Metadata keys read, in order, as the retriever's relevance score.
+        disable: Pipeline step names to skip on every call.
+        on_result: Called with the :class:`tokenslim.Result` of every call (for
+            logging or inspecting drops); must be thread-safe if the compressor is shared.
+
+    Example:
+        >>> from langchain_classic.retrievers import ContextualCompressionRetriever  # doctest: +SKIP
+        >>> retriever = ContextualCompressionRetriever(  # doctest: +SKIP
+        ...     base_compressor=TokenSlimCompressor(), base_retriever=my_retriever)
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    pipeline: Any = Field(default_factory=tokenslim.default_pipeline)
+    score_keys: tuple[str, ...] = ("relevance_score", "score")
+    disable: tuple[str, ...] = ()
+    on_result: Optional[Callable[[Result], None]] = None
+
+    def compress_documents(
+        self,
+        documents: Sequence[Document],
+        query: str,
+        callbacks: Callbacks | None = None,
+    ) -> Sequence[Document]:
+        """Run the pipeline over ``documents`` for ``query``.
+
+        Args:
+            documents: Retrieved documents, best first.
+            query: The user question the documents were retrieved for.
+            callbacks: Unused (accepted for the LangChain interface).
+
+        Returns:
+            The surviving documents, shortened, in the pipeline's output order.
+
+        Raises:
+            tokenslim.errors.InputError: a document's text is not a string.
+            tokenslim.errors.StageError: a stage failed and the pipeline fails closed.
+        """
+        docs = list(documents)
+        chunks = [
+            Chunk(text=d.page_content, score=_score(d, self.score_keys), id=f"d{i}", metadata=dict(d.metadata))
+            for i, d in enumerate(docs)
+        ]
+        result = self.pipeline.run(query, chunks, disable=self.disable)
+        if self.on_result is not None:
+            self.on_result(result)
+        out = []
+        for chunk in result.chunks:
+            original = docs[int(chunk.id[1:])]
+            meta = {**original.metadata, "tokenslim": _stats(result, original, chunk)}
+            out.append(Document(page_content=chunk.text, metadata=meta, id=original.id))
+        return out
+
+    async def acompress_documents(
+        self,
+        documents: Sequence[Document],
+        query: str,
+        callbacks: Callbacks | None = None,
+    ) -> Sequence[Document]:
+        """Async :meth:`compress_documents` (runs it in the default executor: the work is CPU-bound)."""
+        return await run_in_executor(None, self.compress_documents, documents, query, callbacks)

@@ -1,0 +1,79 @@
+"""TokenSlimPostprocessor: run a tokenslim pipeline over retrieved nodes, node by node."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, List, Optional
+
+from llama_index.core.bridge.pydantic import Field
+from llama_index.core.postprocessor.types import BaseNodePostprocessor
+from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle
+
+import tokenslim
+from tokenslim import Chunk, Result
+from tokenslim.errors import InputError
+
+__all__ = ["TokenSlimPostprocessor"]
+
+_KEY = "tokenslim"
+
+
+class TokenSlimPostprocessor(BaseNodePostprocessor):
+    """Shrink retrieved nodes with a tokenslim pipeline (dedupe, top-k, sentence compression...).
+
+    Unlike ``LongLLMLinguaPostprocessor``, which merges all nodes into one and copies
+    metadata, each surviving node keeps its own ``node_id``, score and metadata: it is
+    a copy of the input node with the shortened text and a ``metadata["tokenslim"]``
+    entry ``{"original_tokens": ..., "kept_tokens": ...}`` (excluded from the LLM and
+    embedding views, so it never reaches the prompt). Nodes the pipeline drops are
+    left out; ``on_result`` receives the full :class:`tokenslim.Result` of each call.
+    No per-call state is kept on the instance.
+
+    Args:
+        pipeline: The tokenslim pipeline (default :func:`tokenslim.default_pipeline`).
+        disable: Pipeline step names to skip on every call.
+        on_result: Called with the :class:`tokenslim.Result` of every call.
+    """
+
+    pipeline: Any = Field(default_factory=tokenslim.default_pipeline, description="The tokenslim Pipeline to run.")
+    disable: tuple[str, ...] = Field(default=(), description="Pipeline step names to skip.")
+    on_result: Optional[Callable[[Result], None]] = Field(default=None, exclude=True)
+
+    @classmethod
+    def class_name(cls) -> str:
+        """The class name LlamaIndex serialises this component under."""
+        return "TokenSlimPostprocessor"
+
+    def _postprocess_nodes(
+        self,
+        nodes: List[NodeWithScore],
+        query_bundle: Optional[QueryBundle] = None,
+    ) -> List[NodeWithScore]:
+        """Run the pipeline over ``nodes`` for the query.
+
+        Raises:
+            tokenslim.errors.InputError: no query was given (compression is query-aware).
+        """
+        if query_bundle is None:
+            raise InputError("TokenSlimPostprocessor needs the query: pass query_bundle or query_str")
+        texts = [n.node.get_content(metadata_mode=MetadataMode.NONE) for n in nodes]
+        chunks = [
+            Chunk(text=text, score=n.score, id=f"n{i}", metadata=dict(n.node.metadata))
+            for i, (n, text) in enumerate(zip(nodes, texts))
+        ]
+        result = self.pipeline.run(query_bundle.query_str, chunks, disable=self.disable)
+        if self.on_result is not None:
+            self.on_result(result)
+        out = []
+        for chunk in result.chunks:
+            i = int(chunk.id[1:])
+            original = nodes[i]
+            node = original.node.model_copy()
+            node.set_content(chunk.text)
+            node.metadata = {
+                **original.node.metadata,
+                _KEY: {"original_tokens": result.count(texts[i]), "kept_tokens": result.count(chunk.text)},
+            }
+            node.excluded_llm_metadata_keys = [*original.node.excluded_llm_metadata_keys, _KEY]
+            node.excluded_embed_metadata_keys = [*original.node.excluded_embed_metadata_keys, _KEY]
+            out.append(NodeWithScore(node=node, score=original.score))
+        return out

@@ -1,0 +1,96 @@
+"""TokenSlimCompressor: a Haystack component that runs a tokenslim pipeline over documents."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Callable, Dict, List, Optional
+
+from haystack import Document, component, default_from_dict, default_to_dict
+from haystack.core.errors import SerializationError
+
+import tokenslim
+from tokenslim import Chunk, Result
+
+__all__ = ["TokenSlimCompressor"]
+
+
+@component
+class TokenSlimCompressor:
+    """Shrink retrieved documents with a tokenslim pipeline before the prompt builder.
+
+    Each surviving document is the input document (same ``id``, ``score`` and
+    ``meta``) with the shortened ``content`` and a ``meta["tokenslim"]`` entry
+    ``{"original_tokens": ..., "kept_tokens": ...}``; dropped documents are left out.
+    ``on_result`` receives the full :class:`tokenslim.Result` of each run. No
+    per-run state is kept on the component.
+
+    Args:
+        pipeline: A tokenslim pipeline; ``None`` builds ``tokenslim.default_pipeline(token_budget)``.
+        token_budget: Max prompt tokens for the default pipeline (ignored with ``pipeline``).
+        disable: Pipeline step names to skip on every run.
+        on_result: Called with the :class:`tokenslim.Result` of every run.
+
+    Usage:
+        ``pipe.add_component("slim", TokenSlimCompressor())`` then connect
+        ``retriever.documents -> slim.documents`` and ``slim.documents -> prompt_builder.documents``.
+    """
+
+    def __init__(
+        self,
+        pipeline: Optional[tokenslim.Pipeline] = None,
+        token_budget: Optional[int] = None,
+        disable: Optional[List[str]] = None,
+        on_result: Optional[Callable[[Result], None]] = None,
+    ) -> None:
+        self.custom_pipeline = pipeline is not None
+        self.pipeline = pipeline if pipeline is not None else tokenslim.default_pipeline(token_budget)
+        self.token_budget = token_budget
+        self.disable = list(disable or [])
+        self.on_result = on_result
+
+    @component.output_types(documents=List[Document])
+    def run(self, documents: List[Document], query: str) -> Dict[str, List[Document]]:
+        """Run the pipeline over ``documents`` for ``query``.
+
+        Args:
+            documents: Retrieved documents, best first (``content`` must be text).
+            query: The user question.
+
+        Returns:
+            ``{"documents": [...]}``: the surviving documents, shortened.
+
+        Raises:
+            tokenslim.errors.InputError: a document has no text content.
+        """
+        chunks = [
+            Chunk(text=d.content if d.content is not None else "", score=d.score, id=f"d{i}", metadata=dict(d.meta))
+            for i, d in enumerate(documents)
+        ]
+        result = self.pipeline.run(query, chunks, disable=self.disable)
+        if self.on_result is not None:
+            self.on_result(result)
+        out = []
+        for chunk in result.chunks:
+            original = documents[int(chunk.id[1:])]
+            stats = {"original_tokens": result.count(original.content or ""), "kept_tokens": result.count(chunk.text)}
+            out.append(replace(original, content=chunk.text, meta={**original.meta, "tokenslim": stats}))
+        return {"documents": out}
+
+    def to_dict(self) -> Dict[str, Any]:
+        """Serialise the component (default pipeline settings only).
+
+        Raises:
+            SerializationError: the component wraps a custom pipeline or an ``on_result``
+                callback, which cannot be written to YAML.
+        """
+        if self.custom_pipeline or self.on_result is not None:
+            raise SerializationError(
+                "TokenSlimCompressor with a custom pipeline or on_result cannot be serialised; "
+                "build it in code, or use token_budget/disable with the default pipeline"
+            )
+        return default_to_dict(self, token_budget=self.token_budget, disable=self.disable)
+
+    @classmethod
+    def from_dict(cls, data: Dict[str, Any]) -> "TokenSlimCompressor":
+        """Rebuild a component written by :meth:`to_dict`."""
+        return default_from_dict(cls, data)
