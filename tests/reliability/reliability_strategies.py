@@ -1,0 +1,419 @@
+"""Hypothesis strategies and the fuzz harness shared by tests/reliability and benchmarks/fuzz.py.
+
+Why one module: the CI fuzz tests and the 10,000-input benchmark must exercise the
+same inputs and classify outcomes the same way; only the number of examples differs.
+
+Outcomes of one fuzz call:
+
+* ``"ok"`` - the target returned and the output invariants held;
+* ``"typed"`` - it raised a :class:`tokenslim.errors.TokenSlimError` (an expected,
+  documented failure: malformed input, budget too small, page too large);
+* anything else escaping is *unexpected* and is reported with its traceback, as is
+  a broken invariant (a chunk neither kept nor recorded as dropped, more tokens out
+  than in, a dropped chunk id that never came in).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import time
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+
+import tokenslim
+from tokenslim import Chunk, Result
+from tokenslim.errors import StageError, TokenSlimError
+
+__all__ = [
+    "TARGETS",
+    "Outcome",
+    "Tally",
+    "run_target",
+    "check_accounting",
+    "hotpot_paragraphs",
+    "register_profiles",
+    "CI_SETTINGS",
+]
+
+
+def _data_dir() -> Path:
+    here = Path(__file__).resolve().parents[3] / "shared" / "data"
+    if here.exists():
+        return here
+    return Path(os.environ.get("TOKENSLIM_DATA", "../shared/data")).resolve()
+
+
+def hotpot_paragraphs(limit: int = 400) -> list[str]:
+    """Real Wikipedia paragraphs from ../shared/data/hotpotqa_distractor (first ``limit``)."""
+    out: list[str] = []
+    path = _data_dir() / "hotpotqa_distractor" / "hotpotqa_dev_distractor.jsonl.gz"
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        for line in f:
+            for c in json.loads(line)["contexts"]:
+                out.append(c["paragraph_text"])
+            if len(out) >= limit:
+                return out[:limit]
+    return out
+
+
+CI_SETTINGS = settings(
+    max_examples=60,
+    deadline=None,  # shared 2-core machine: timing varies, bounds are checked in benchmarks/
+    database=None,
+    suppress_health_check=list(HealthCheck),
+    derandomize=True,  # CI determinism: the same inputs on every run
+    print_blob=True,
+)
+"""Settings for the CI fuzz and property tests (applied per test, so other suites keep their own)."""
+
+
+def register_profiles() -> None:
+    """Register ``ci`` (:data:`CI_SETTINGS`) and ``bench`` (10,000 examples, otherwise the same)."""
+    settings.register_profile("ci", CI_SETTINGS)
+    settings.register_profile("bench", CI_SETTINGS, max_examples=10_000)
+
+
+# -- text strategies -------------------------------------------------------------------
+
+_PARAS = hotpot_paragraphs()
+
+_SPECIAL = [
+    "\x00", "\ud800", "\udfff", "\ud83d", "\u202e", "\u202d", "\u2066", "\u2069", "\u200b", "\u200d", "\ufeff",
+    "\u00ad", "😀", "👨\u200d👩\u200d👧", "🇫🇷", "e\u0301", "ﷺ", "\u0627\u0644\u0639\u0631\u0628\u064a\u0629",
+    "中文。", "\r\n", "\t", " ", "\n\n", ".", "?", "!", "...", "<", ">", "&", "&amp;", "&#0;", "&#xD800;",
+    "```", "|", "{", "}", "[", "]", '"', "“", "[Excerpt from document]", "-----", "Dr.", "1.5", "\x0b", "\x1f",
+]
+
+any_unicode = st.characters(exclude_categories=())  # every code point, lone surrogates included
+
+words = st.one_of(
+    st.text(alphabet=any_unicode, max_size=12),
+    st.sampled_from(_SPECIAL),
+    st.sampled_from(_PARAS).map(lambda p: p.split(". ")[0]),
+)
+
+fuzzy_text = st.one_of(
+    st.just(""),
+    st.sampled_from(["  ", "\n", "\t\n \u3000", "\u200b\u200b"]),
+    st.text(alphabet=any_unicode, max_size=200),
+    st.lists(words, max_size=30).map(" ".join),
+    st.sampled_from(_PARAS),
+    st.tuples(st.sampled_from(_PARAS), st.sampled_from(_SPECIAL), st.integers(0, 400)).map(
+        lambda t: t[0][: t[2]] + t[1] + t[0][t[2] :]
+    ),
+)
+
+# -- HTML strategies -------------------------------------------------------------------
+
+_TAGS = [
+    "div", "p", "span", "article", "main", "section", "nav", "footer", "aside", "header", "li", "ul", "ol", "table",
+    "tr", "td", "th", "h1", "h2", "h3", "pre", "code", "a", "b", "i", "br", "script", "style", "template",
+    "noscript", "svg", "iframe", "title", "form", "button", "blockquote", "img", "hr", "font", "x-custom",
+]
+_ATTRS = [
+    "", ' hidden', ' aria-hidden="true"', ' aria-hidden=TRUE', ' style="display:none"', ' style="display: none !important"',
+    ' style="visibility:hidden"', ' style="opacity:0"', ' style="font-size:0"', ' style="font-size:0px"',
+    ' style="text-indent:-9999px"', ' style="position:absolute;left:-9999px"', ' style="color:#fff;background:#fff"',
+    ' style="clip:rect(0 0 0 0);position:absolute"', ' style="width:0;height:0;overflow:hidden"', ' class="content"',
+    ' class="sidebar"', ' id="main"', ' role="navigation"', ' href="javascript:alert(1)"', ' style="', " class='a",
+    ' style="color:rgb(255,255,255)"', ' style="background-color:white"', " data-x=\"\ud800\"", ' style=";;;:"',
+]
+
+
+def _element(children: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    return st.tuples(st.sampled_from(_TAGS), st.sampled_from(_ATTRS), st.lists(children, max_size=4), st.booleans()).map(
+        lambda t: f"<{t[0]}{t[1]}>" + "".join(t[2]) + (f"</{t[0]}>" if t[3] else "")
+    )
+
+
+_html_leaf = st.one_of(
+    fuzzy_text.map(lambda s: s[:120]),
+    st.sampled_from(_PARAS),
+    st.sampled_from(["<!-- c -->", "<!--", "-->", "<![CDATA[x]]>", "<?php ?>", "</div>", "</", "<", "&nbsp;", "<br/>"]),
+)
+
+html_fragment = st.recursive(_html_leaf, _element, max_leaves=25)
+
+html_page = st.one_of(
+    st.tuples(st.sampled_from(["", "<!DOCTYPE html>", "<?xml version='1.0'?>"]), html_fragment).map(
+        lambda t: f"{t[0]}<html><head><title>t</title></head><body>{t[1]}</body></html>"
+    ),
+    html_fragment.map(lambda h: "<div>" + h),
+    st.tuples(html_fragment, st.integers(0, 2000)).map(lambda t: ("<html><body>" + t[0])[: t[1]]),  # truncated
+    st.integers(1, 3000).map(lambda n: "<div>" * n + "deep" + "</div>" * (n // 2)),
+)
+
+html_bytes = st.one_of(
+    st.binary(max_size=400),  # invalid UTF-8 and control bytes
+    html_page.map(lambda s: s.encode("utf-8", "surrogatepass")),
+    st.tuples(html_page, st.sampled_from(["utf-16", "cp1252", "latin-1", "shift_jis"])).map(
+        lambda t: t[0].encode(t[1], "replace")
+    ),
+    st.tuples(st.sampled_from([b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff", b""]), st.binary(max_size=200)).map(
+        lambda t: t[0] + b"<meta charset=utf-8><p>" + t[1]
+    ),
+)
+
+# -- request strategies ---------------------------------------------------------------
+
+_bad_value = st.sampled_from([None, 0, 1.5, float("nan"), b"\xff\xfe", ["x"], {"a": 1}, object(), True])
+
+
+def _rarely(good: st.SearchStrategy[Any], bad: st.SearchStrategy[Any], one_in: int) -> st.SearchStrategy[Any]:
+    """``bad`` about once in ``one_in`` draws (Hypothesis favours small choices, so not index 0)."""
+    return st.integers(0, one_in - 1).flatmap(lambda k: bad if k == one_in // 2 else good)
+
+
+def _chunk_item(text: st.SearchStrategy[str]) -> st.SearchStrategy[Any]:
+    score = st.one_of(st.none(), st.floats(allow_nan=True, allow_infinity=True), st.integers(-10, 10))
+    meta = st.one_of(
+        st.just({}),
+        st.fixed_dictionaries({"title": st.one_of(fuzzy_text, _bad_value)}),
+        st.fixed_dictionaries({"url": st.sampled_from(["a", "b"]), "doc_id": st.one_of(st.integers(), st.text(max_size=3))}),
+    )
+    good = st.one_of(
+        text,
+        st.builds(lambda t, s, m: Chunk(text=t, score=s, metadata=m), text, score, meta),
+        st.builds(lambda t, s, i: {"text": t, "score": s, "id": i}, text, score, st.one_of(st.none(), st.integers(0, 3), st.text(max_size=3))),
+    )
+    bad = st.one_of(
+        _bad_value,
+        st.builds(lambda v: {"text": v}, _bad_value),
+        st.builds(lambda v: {"text": "ok", "score": v}, st.sampled_from(["high", [1], {}])),
+        st.builds(lambda v: Chunk(text=v), _bad_value),  # type: ignore[arg-type]
+        st.builds(lambda v: {"page_content": "ok", "metadata": v}, st.sampled_from(["m", 3, ["x"]])),
+    )
+    return _rarely(good, bad, 40)
+
+
+def _messages() -> st.SearchStrategy[Any]:
+    role = st.sampled_from(["user", "assistant", "system", "tool", "developer"])
+    good = st.builds(lambda r, c: {"role": r, "content": c}, role, st.one_of(fuzzy_text, st.sampled_from(_PARAS)))
+    with_tool = st.builds(
+        lambda c: {"role": "assistant", "content": c, "tool_calls": [{"id": "t1", "type": "function"}]}, fuzzy_text
+    )
+    bad = st.one_of(
+        _bad_value,
+        st.builds(lambda r: {"role": r, "content": "x"}, st.sampled_from(["bot", None, 3])),
+        st.builds(lambda c: {"role": "user", "content": c}, st.sampled_from([3, b"x", {"a": 1}])),
+        st.just({"role": "user", "content": [{"type": "text", "text": "part"}, {"type": "image"}]}),
+    )
+    return _rarely(st.one_of(good, good, good, with_tool), bad, 40)
+
+
+@st.composite
+def requests(draw: Callable[..., Any], html: bool = False) -> dict[str, Any]:
+    """One request: query, chunks (0 to 12, sometimes up to 1,000), history, system prompt; mostly valid, sometimes not."""
+    text = st.one_of(fuzzy_text, html_page) if html else fuzzy_text
+    n = draw(st.integers(0, 12))
+    if draw(st.integers(0, 24)) == 11:  # now and then a huge chunk count
+        n = draw(st.integers(41, 1000))
+    if n > 40:  # huge chunk counts: real paragraphs picked by arithmetic, cheap to generate
+        start, step = draw(st.integers(0, len(_PARAS) - 1)), draw(st.integers(0, 7))
+        chunks: Any = [_PARAS[(start + i * step) % len(_PARAS)] if i % 17 else "" for i in range(n)]
+    else:
+        chunks = draw(st.lists(_chunk_item(text), min_size=n, max_size=n))
+    dup = draw(st.booleans())
+    if dup and isinstance(chunks, list) and chunks:
+        chunks = chunks + chunks[: draw(st.integers(1, len(chunks)))]
+    req = {
+        "query": draw(fuzzy_text),
+        "chunks": chunks,
+        "history": draw(st.one_of(st.none(), st.lists(_messages(), max_size=14))),
+        "system_prompt": draw(st.one_of(st.none(), fuzzy_text)),
+    }
+    if draw(st.integers(0, 11)) == 6:  # one malformed top-level field now and then
+        field_name = draw(st.sampled_from(sorted(req)))
+        bad = {
+            "chunks": st.sampled_from([None, "single string", b"bytes", 42, Chunk(text="x")]),
+            "history": st.sampled_from(["hi", {"role": "user"}, 3]),
+        }.get(field_name, _bad_value)
+        req[field_name] = draw(bad)
+    return req
+
+
+def _stage_params(name: str) -> st.SearchStrategy[dict[str, Any]]:
+    """Valid parameter variations per stage (the defaults most of the time)."""
+    ints = st.integers
+    options: dict[str, st.SearchStrategy[dict[str, Any]]] = {
+        "strip_html": st.fixed_dictionaries({"keep_tables": st.booleans(), "max_bytes": st.sampled_from([50_000_000, 2_000])}),
+        "dedupe": st.fixed_dictionaries(
+            {"threshold": st.sampled_from([0.8, 0.5, 1.0, None]), "shingle_size": ints(1, 6), "min_overlap_chars": ints(1, 80)}
+        ),
+        "trim_top_k": st.fixed_dictionaries(
+            {
+                "k": st.one_of(st.none(), ints(1, 12)),
+                "min_score": st.sampled_from([None, 0.0, 0.3]),
+                "cliff": st.sampled_from([None, 0.5]),
+                "max_tokens": st.one_of(st.none(), ints(1, 400)),
+                "mmr_lambda": st.sampled_from([None, 0.5]),
+            }
+        ),
+        "compress_documents": st.fixed_dictionaries(
+            {"ratio": st.sampled_from([0.22, 0.05, 1.0]), "max_tokens": st.one_of(st.none(), ints(1, 300)), "min_tokens": ints(0, 150)}
+        ),
+        "summarize_conversation": st.fixed_dictionaries({"keep_last": ints(0, 6), "min_turns_to_fold": ints(1, 3)}),
+        "budget": st.fixed_dictionaries({"max_tokens": ints(1, 3000), "reserve_output_tokens": st.just(0)}),
+        "reorder": st.fixed_dictionaries({"order": st.sampled_from(["score", "original", "lost_in_the_middle", "stable_prefix"])}),
+    }
+    return st.one_of(st.just({}), options[name]) if name != "budget" else options[name]
+
+
+_CLASSES = {
+    "strip_html": "StripHTML",
+    "dedupe": "Dedupe",
+    "trim_top_k": "TrimTopK",
+    "compress_documents": "CompressDocuments",
+    "summarize_conversation": "SummarizeConversation",
+    "budget": "Budget",
+    "reorder": "Reorder",
+}
+
+# -- invariants -------------------------------------------------------------------------
+
+
+def check_accounting(result: Result, input_ids: list[str]) -> None:
+    """Every input chunk is kept or recorded as dropped; nothing comes out that did not go in.
+
+    Raises:
+        AssertionError: naming the chunk ids that were lost or invented.
+    """
+    kept = [c.id for c in result.chunks]
+    dropped = [d.chunk_id for d in result.drops if d.kind == "chunk"]
+    assert len(kept) == len(set(kept)), f"a chunk id appears twice in the output: {kept}"
+    lost = set(input_ids) - set(kept) - set(dropped)
+    assert not lost, f"chunks neither kept nor recorded as dropped: {sorted(lost)}"
+    invented = (set(kept) | set(dropped)) - set(input_ids)
+    assert not invented, f"chunk ids that never came in: {sorted(invented)}"
+    both = set(kept) & set(dropped)
+    assert not both, f"chunks both kept and dropped: {sorted(both)}"
+
+
+def _check_result(result: Result, before: Result, input_ids: list[str]) -> None:
+    check_accounting(result, input_ids)
+    assert result.tokens_after <= before.tokens_before, (
+        f"output has more tokens than the input: {result.tokens_after} > {before.tokens_before}"
+    )
+    turn_drops = sum(1 for d in result.drops if d.kind == "turn")
+    carried = [m for m in result.history if m.get("tokenslim") != "state_summary" or m in before.history]
+    assert len(carried) + turn_drops == len(before.history), (
+        f"history turns lost without a drop record: {len(before.history)} in, {len(carried)} kept, {turn_drops} dropped"
+    )
+
+
+# -- targets ------------------------------------------------------------------------------
+
+Outcome = str  # "ok" | "typed"
+
+
+def _run_stage(name: str) -> Callable[[dict[str, Any]], Outcome]:
+    def call(case: dict[str, Any]) -> Outcome:
+        stage = getattr(tokenslim.stages, _CLASSES[name])(**case["params"])
+        req = case["request"]
+        stage.validate()
+        result = Result.create(req["query"], req["chunks"], req["history"], req["system_prompt"])
+        before = result.copy()
+        input_ids = [c.id for c in result.chunks]
+        out = stage(result)  # called directly: nothing wraps what escapes
+        _check_result(out, before, input_ids)
+        return "ok"
+
+    return call
+
+
+def _run_pipeline(case: dict[str, Any]) -> Outcome:
+    req = case["request"]
+    pipe = tokenslim.default_pipeline(token_budget=case["budget"])
+    try:
+        result = pipe.run(req["query"], req["chunks"], req["history"], req["system_prompt"])
+    except StageError as exc:
+        if isinstance(exc.__cause__, Exception) and not isinstance(exc.__cause__, TokenSlimError):
+            raise exc.__cause__ from exc  # the pipeline wrapped a non-typed exception: unexpected
+        raise
+    ids = [c.id for c in Result.create("", req["chunks"]).chunks]
+    check_accounting(result, ids)
+    assert result.tokens_after <= result.tokens_before, f"{result.tokens_after} > {result.tokens_before} tokens"
+    return "ok"
+
+
+def _run_extract(case: dict[str, Any]) -> Outcome:
+    from tokenslim.html import extract
+
+    ex = extract(case["html"], max_bytes=case["max_bytes"])
+    assert isinstance(ex.text, str)
+    assert "\x00" not in ex.text, "NUL byte in extracted text"
+    assert not any(ch in ex.text for ch in "\u200b\u202e\u2066\ufeff"), "invisible character in extracted text"
+    return "ok"
+
+
+@dataclass(frozen=True)
+class Target:
+    """A fuzz target: how to draw one case and how to run it."""
+
+    name: str
+    cases: st.SearchStrategy[dict[str, Any]]
+    run: Callable[[dict[str, Any]], Outcome]
+
+
+def _stage_target(name: str) -> Target:
+    request = requests(html=name == "strip_html")
+    return Target(name, st.fixed_dictionaries({"params": _stage_params(name), "request": request}), _run_stage(name))
+
+
+TARGETS: dict[str, Target] = {
+    **{n: _stage_target(n) for n in _CLASSES},
+    "extract_main_text": Target(
+        "extract_main_text",
+        st.fixed_dictionaries(
+            {
+                "html": st.one_of(html_page, html_bytes, fuzzy_text, _bad_value),
+                "max_bytes": st.sampled_from([50_000_000, 50_000_000, 500]),
+            }
+        ),
+        _run_extract,
+    ),
+    "default_pipeline": Target(
+        "default_pipeline",
+        st.fixed_dictionaries({"request": requests(html=True), "budget": st.one_of(st.none(), st.integers(1, 3000))}),
+        _run_pipeline,
+    ),
+}
+
+
+@dataclass
+class Tally:
+    """Counts for one target over a fuzz run."""
+
+    tried: int = 0
+    typed: int = 0
+    unexpected: int = 0
+    max_ms: float = 0.0
+    failures: list[str] = field(default_factory=list)
+    kinds: dict[str, int] = field(default_factory=dict)
+
+
+def run_target(target: Target, case: dict[str, Any], tally: Tally) -> None:
+    """Run one case, classify the outcome into ``tally`` (never raises)."""
+    t0 = time.perf_counter()
+    try:
+        outcome = target.run(case)
+    except TokenSlimError as exc:
+        outcome = "typed"
+        tally.kinds[type(exc).__name__] = tally.kinds.get(type(exc).__name__, 0) + 1
+    except Exception:  # noqa: BLE001 - the point: count whatever escapes
+        tally.unexpected += 1
+        if len(tally.failures) < 5:
+            tally.failures.append(f"input: {case!r:.600}\n{traceback.format_exc()}")
+        outcome = "unexpected"
+    ms = (time.perf_counter() - t0) * 1000
+    tally.tried += 1
+    tally.max_ms = max(tally.max_ms, ms)
+    if outcome == "typed":
+        tally.typed += 1
