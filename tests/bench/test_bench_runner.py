@@ -11,7 +11,7 @@ from tokenslim import Pipeline
 from tokenslim._chunk import Message
 from tokenslim.bench import datasets
 from tokenslim.capacity import kv_bytes
-from tokenslim.bench.runner import run_ablation, stage_labels
+from tokenslim.bench.runner import _kv_check, run_ablation, stage_labels
 from tokenslim.errors import ConfigError, InputError
 
 
@@ -69,6 +69,8 @@ def test_figures_per_stage(run) -> None:
     assert last["throughput"]["requests_per_s"] > tp["requests_per_s"]
     assert rep.checks["prefill_falls_with_tokens"] is True
     assert rep.checks["pearson_r"] == pytest.approx(1.0, abs=1e-3)
+    kv = rep.checks["kv"]  # config figure vs whole blocks allocated, every sent request
+    assert kv["agree"] is True and kv["requests"] == 3 * len(measured) and 0 <= kv["max_gap_pct"] < 100
     records = rep.examples["+keep_first_2"]
     assert all(r["answer"] == r["raw_answer"].splitlines()[0] for r in records)
     assert rep.meta["backend"] == "oracle" and rep.meta["warmup_requests"] == 2
@@ -92,6 +94,16 @@ def test_quality_with_intervals_and_paired_deltas(run) -> None:
             ci = s["quality"][key]
             assert ci["low"] <= ci["mean"] <= ci["high"], (s["stage"], key, ci)
             assert 0.0 <= ci["low"] and ci["high"] <= 1.0
+
+
+def test_kv_check_flags_allocation_beyond_block_rounding() -> None:
+    ok = {"tokens_model": 100, "output_tokens": 1, "kv_bytes": 100 * 64, "kv_bytes_allocated": 112 * 64, "kv_block_size": 16}
+    too_much = {**ok, "kv_bytes_allocated": 128 * 64}  # a whole block more than 100 tokens need
+    too_little = {**ok, "kv_bytes_allocated": 96 * 64}
+    assert _kv_check({"baseline": [ok]})["agree"] is True
+    bad = _kv_check({"baseline": [ok, too_much, too_little]})
+    assert bad["agree"] is False and bad["disagreeing"] == 2 and bad["max_gap_pct"] == 28.0
+    assert _kv_check({"baseline": [{**ok, "kv_block_size": None}]})["agree"] is None
 
 
 def test_labels_and_errors() -> None:

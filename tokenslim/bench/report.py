@@ -60,6 +60,7 @@ def _cost_rows(rep: Mapping[str, Any]) -> tuple[list[str], list[list[str]]]:
         "E2E p95",
         "E2E p99",
         "KV MB/req",
+        "KV MB alloc",
         "cache hit%",
         "req/s",
         "stage ms",
@@ -82,6 +83,7 @@ def _cost_rows(rep: Mapping[str, Any]) -> tuple[list[str], list[list[str]]]:
                 _f(s["e2e_ms"]["p95"]),
                 _f(s["e2e_ms"]["p99"]),
                 _f(s["kv_mb_per_request"], 2),
+                _f(s.get("kv_mb_allocated_per_request"), 2),
                 "-" if hit is None else f"{100 * hit:.1f}",
                 _f(tp.get("requests_per_s"), 2),
                 _f(s["stage_ms"]["p50"], 2),
@@ -126,6 +128,9 @@ def _footnotes(rep: Mapping[str, Any]) -> list[str]:
     verdict = {True: "yes", False: "NO", None: "n/a"}[falls]
     return [
         f"prefill falls with tokens: {verdict} ({check.get('detail', '')})",
+        f"KV memory: {check.get('kv', {}).get('detail', 'not checked')}."
+        " KV MB/req is computed from the model config (layers, KV heads, head_dim, dtype, window);"
+        " KV MB alloc is the engine's whole blocks.",
         "(=) stage changed no prompt on this dataset: listed with the figures of the row above, not re-measured.",
         "Times in ms; tok = mean prompt tokens per request (model tokenizer incl. chat template / cl100k);"
         " saved% vs baseline (model tokens); req/s from the concurrent pass.",

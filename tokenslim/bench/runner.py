@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import inspect
+import math
 import platform
 import sys
 import time
@@ -216,6 +217,35 @@ def _throughput(ms: list[Measurement], wall: float, concurrency: int) -> dict[st
     }
 
 
+def _kv_check(examples: dict[str, list[dict[str, Any]]], skip: Sequence[str] = ()) -> dict[str, Any]:
+    """Do the two KV figures agree? The one computed from the model config must equal the
+    blocks the engine allocated, up to rounding the held tokens up to whole blocks.
+    ``skip``: stages not re-measured (their records are copies)."""
+    gaps: list[float] = []
+    bad = 0
+    for stage, records in examples.items():
+        if stage in skip:
+            continue
+        for r in records:
+            kv, alloc, bs = r.get("kv_bytes"), r.get("kv_bytes_allocated"), r.get("kv_block_size")
+            if not (kv and alloc and bs):
+                continue
+            held = r["tokens_model"] + max((r.get("output_tokens") or 0) - 1, 0)
+            rounding = math.ceil(held / bs) * bs / held  # the most whole blocks can add
+            gaps.append(alloc / kv - 1)
+            bad += not (kv <= alloc <= kv * rounding * 1.001)
+    if not gaps:
+        return {"agree": None, "detail": "backend reports no allocated KV blocks"}
+    return {
+        "agree": bad == 0,
+        "requests": len(gaps),
+        "disagreeing": bad,
+        "max_gap_pct": round(100 * max(gaps), 2),
+        "detail": f"KV from the model config vs blocks allocated by the engine: {len(gaps) - bad}/{len(gaps)} requests "
+        f"agree up to block rounding (allocated exceeds config by at most {100 * max(gaps):.1f}%)",
+    }
+
+
 def _prefill_check(stages: list[dict[str, Any]], examples: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
     """Does prefill time fall as prompt tokens fall? Compares the baseline with the last row,
     and correlates tokens with prefill over every measured request.
@@ -376,6 +406,7 @@ def run_ablation(
                             "output_tokens": meas.output_tokens,
                             "kv_bytes": meas.kv_bytes,
                             "kv_bytes_allocated": meas.kv_bytes_allocated,
+                            "kv_block_size": (meas.extra or {}).get("block_size"),
                             "cached_tokens": meas.cached_tokens,
                             "answer": answer,
                             "raw_answer": meas.text,
@@ -420,4 +451,5 @@ def run_ablation(
     if meta:
         info.update(meta)
     checks = _prefill_check(stages, per_example)
+    checks["kv"] = _kv_check(per_example, skip=[s["stage"] for s in stages if not s["changed"]])
     return BenchReport(meta=info, stages=stages, examples=per_example, checks=checks)
