@@ -95,3 +95,13 @@ def check(condition: bool, stage: BaseStage, message: str) -> None:
     """Raise ConfigError naming the stage when ``condition`` is false."""
     if not condition:
         raise ConfigError(f"{type(stage).__name__}: {message}")
+
+
+def check_str_list(value: object, stage: BaseStage, name: str) -> None:
+    """Raise ConfigError unless ``value`` is a list or tuple of str (a lone str is refused:
+    it would silently be read as a sequence of characters)."""
+    check(
+        isinstance(value, (list, tuple)) and all(isinstance(k, str) for k in value),
+        stage,
+        f"{name} must be a list or tuple of str, got {value!r}",
+    )

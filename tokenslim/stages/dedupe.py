@@ -47,7 +47,7 @@ from tokenslim._internal.normalize import (
     unsquash_index,
 )
 from tokenslim._result import Result
-from tokenslim.stages._base import BaseStage, check
+from tokenslim.stages._base import BaseStage, check, check_str_list
 
 __all__ = ["Dedupe", "DedupePlan", "plan_dedupe", "merge_windows"]
 
@@ -402,13 +402,7 @@ class Dedupe(BaseStage):
         for name in ("merge_overlaps", "keep_new_names"):
             v = getattr(self, name)
             check(isinstance(v, bool), self, f"{name} must be a bool, got {v!r}")
-        check(
-            not isinstance(self.source_keys, str)
-            and isinstance(self.source_keys, (list, tuple))
-            and all(isinstance(k, str) for k in self.source_keys),
-            self,
-            f"source_keys must be a list or tuple of str, got {self.source_keys!r}",
-        )
+        check_str_list(self.source_keys, self, "source_keys")
 
     def apply(self, result: Result) -> Result:
         """Drop duplicates and merge windows as :func:`plan_dedupe` decides, recording each."""

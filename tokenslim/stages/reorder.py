@@ -30,7 +30,7 @@ from typing import Literal, Sequence
 from tokenslim._chunk import Chunk
 from tokenslim._internal.normalize import DEFAULT_SOURCE_KEYS, source_key, split_excerpt
 from tokenslim._result import Result
-from tokenslim.stages._base import BaseStage, check
+from tokenslim.stages._base import BaseStage, check, check_str_list
 
 __all__ = ["Reorder", "Order", "ORDERS", "reorder_indices", "chunk_scores"]
 
@@ -98,13 +98,7 @@ class Reorder(BaseStage):
     def validate(self) -> None:
         """Check that ``order`` is known and ``source_keys`` is a sequence of str."""
         check(self.order in ORDERS, self, f"order must be one of {ORDERS}, got {self.order!r}")
-        check(
-            not isinstance(self.source_keys, str)
-            and isinstance(self.source_keys, (list, tuple))
-            and all(isinstance(k, str) for k in self.source_keys),
-            self,
-            f"source_keys must be a list or tuple of str, got {self.source_keys!r}",
-        )
+        check_str_list(self.source_keys, self, "source_keys")
 
     def apply(self, result: Result) -> Result:
         """Replace ``result.chunks`` with the same chunks in the chosen order."""
