@@ -6,13 +6,19 @@ counts them (whole prompt: context + question):
 
 * ratio = sum(tokens_before) / sum(tokens_after) over the dataset;
 * hotpotqa / nq: answer-in-context = share of questions whose uncompressed context
-  contains a gold answer (case-insensitive substring) that still contain one after
-  compression (questions whose context never contained it, e.g. yes/no answers,
-  are excluded; the denominator is printed);
+  contains a gold answer that still contain one after compression (questions whose
+  context never contained it are excluded; the denominator is printed). Matching is
+  :func:`tokenslim.bench.metrics.contains_answer` (SQuAD-normalized, on word
+  boundaries), the same as ``tokenslim bench`` and ``benchmarks/bench_langchain.py``.
+  "yes"/"no" gold answers (HotpotQA comparison questions) are not spans of the
+  context and never count: they would match any "no" in the text;
 * qmsum (abstractive answers): answer-term recall = share of the gold answer's
   content words found in the uncompressed context that are still in the
   compressed context, averaged over questions;
 * p50 / p95 wall time of the whole ``pipeline.run`` per question.
+
+Each row is also given for the first and the second half of the questions (in file
+order), so a setting tuned on one half can be checked on the other.
 
 A lexical baseline measured in the same run (``TrimTopK(k=3)``: keep the 3 chunks
 with the best BM25 relevance) shows what plain top-k trimming gives at a similar ratio.
@@ -39,6 +45,7 @@ from tokenslim import Pipeline
 from tokenslim._internal.relevance import terms
 from tokenslim.bench import datasets as D
 from tokenslim.bench.datasets import Example
+from tokenslim.bench.metrics import contains_answer, span_answers
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -59,8 +66,8 @@ def _pipelines(kind: str, ratio: float | None) -> dict[str, Pipeline]:
 
 
 def _contains(text: str, answers: list[str]) -> bool:
-    low = text.lower()
-    return any(a.strip().lower() in low for a in answers if a.strip())
+    """A gold answer occurs in ``text`` (normalized, on word boundaries; yes/no never count)."""
+    return contains_answer(text, span_answers(answers))
 
 
 def _term_recall(full: str, kept: str, answers: list[str]) -> float | None:
@@ -70,43 +77,43 @@ def _term_recall(full: str, kept: str, answers: list[str]) -> float | None:
     return len(gold & set(terms(kept))) / len(gold)
 
 
-def evaluate(pipe: Pipeline, examples: list[Example], metric: str, desc: str) -> dict[str, Any]:
-    """Run ``pipe`` over ``examples``; return the aggregate figures."""
-    before = after = 0
-    times: list[float] = []
-    hits = denom = 0
-    recalls: list[float] = []
-    pipe.run("warm-up", ["warm-up chunk."])
-    for ex in tqdm(examples, desc=desc, unit="q", file=sys.stderr):
-        t0 = time.perf_counter()
-        result = pipe.run(ex.query, ex.chunks, ex.history)
-        times.append(time.perf_counter() - t0)
-        before += result.tokens_before
-        after += result.tokens_after
-        full = "\n".join(c.text for c in ex.chunks)
-        kept = result.context_text()
-        if metric == "answer_in_context":
-            if _contains(full, ex.answers):
-                denom += 1
-                hits += _contains(kept, ex.answers)
-        else:
-            r = _term_recall(full, kept, ex.answers)
-            if r is not None:
-                recalls.append(r)
-                denom += 1
-    times.sort()
-    quality = hits / denom if metric == "answer_in_context" and denom else statistics.fmean(recalls) if recalls else 0.0
+def _summary(rows: list[tuple[int, int, float | None, float]], metric: str) -> dict[str, Any]:
+    """Aggregate per-question ``(tokens_before, tokens_after, score or None, seconds)`` rows."""
+    before = sum(r[0] for r in rows)
+    after = sum(r[1] for r in rows)
+    scores = [r[2] for r in rows if r[2] is not None]
+    times = sorted(r[3] for r in rows)
     return {
-        "questions": len(examples),
+        "questions": len(rows),
         "tokens_before": before,
         "tokens_after": after,
         "ratio": before / max(1, after),
         "metric": metric,
-        "quality": quality,
-        "denominator": denom,
-        "p50_ms": 1000 * times[len(times) // 2],
-        "p95_ms": 1000 * times[min(len(times) - 1, int(len(times) * 0.95))],
+        "quality": statistics.fmean(scores) if scores else 0.0,
+        "denominator": len(scores),
+        "p50_ms": 1000 * times[len(times) // 2] if times else 0.0,
+        "p95_ms": 1000 * times[min(len(times) - 1, int(len(times) * 0.95))] if times else 0.0,
     }
+
+
+def evaluate(pipe: Pipeline, examples: list[Example], metric: str, desc: str) -> dict[str, Any]:
+    """Run ``pipe`` over ``examples``; return the aggregate figures, also per half of the questions."""
+    rows: list[tuple[int, int, float | None, float]] = []
+    pipe.run("warm-up", ["warm-up chunk."])
+    for ex in tqdm(examples, desc=desc, unit="q", file=sys.stderr):
+        t0 = time.perf_counter()
+        result = pipe.run(ex.query, ex.chunks, ex.history)
+        seconds = time.perf_counter() - t0
+        full = "\n".join(c.text for c in ex.chunks)
+        kept = result.context_text()
+        score: float | None
+        if metric == "answer_in_context":
+            score = float(_contains(kept, ex.answers)) if _contains(full, ex.answers) else None
+        else:
+            score = _term_recall(full, kept, ex.answers)
+        rows.append((result.tokens_before, result.tokens_after, score, seconds))
+    half = len(rows) // 2
+    return {**_summary(rows, metric), "halves": [_summary(rows[:half], metric), _summary(rows[half:], metric)]}
 
 
 _DATASETS: dict[str, tuple[Callable[..., list[Example]], str]] = {
@@ -140,10 +147,13 @@ def main(argv: list[str] | None = None) -> int:
         print(head)
         print("-" * len(head))
         for label, r in rows.items():
-            print(
-                f"{label:<34}{r['tokens_before']:>14}{r['tokens_after']:>13}{r['ratio']:>7.2f}x"
-                f"{r['quality']:>20.3f}{r['denominator']:>6}{r['p50_ms']:>9.1f}{r['p95_ms']:>9.1f}"
-            )
+            first, second = r["halves"]
+            parts = [(label, r), (f"  questions 1-{first['questions']}", first), (f"  questions {first['questions'] + 1}-{r['questions']}", second)]
+            for row_label, part in parts:
+                print(
+                    f"{row_label:<34}{part['tokens_before']:>14}{part['tokens_after']:>13}{part['ratio']:>7.2f}x"
+                    f"{part['quality']:>20.3f}{part['denominator']:>6}{part['p50_ms']:>9.1f}{part['p95_ms']:>9.1f}"
+                )
         print(f"command: {command}")
         payload = {
             "dataset": name,

@@ -43,6 +43,7 @@ from langchain_core.embeddings import Embeddings
 
 import tokenslim
 from tokenslim.bench import datasets
+from tokenslim.bench.metrics import contains_answer, span_answers
 
 OUT = Path("results/langchain_vs_tokenslim.json")
 
@@ -76,8 +77,8 @@ def langchain_compressor(embeddings: Embeddings) -> BaseDocumentCompressor:
 
 
 def _has_answer(text: str, answers: Sequence[str]) -> bool:
-    low = text.lower()
-    return any(a.lower() in low for a in answers)
+    """Same matching as benchmarks/bench_compression.py and ``tokenslim bench``."""
+    return contains_answer(text, span_answers(answers))
 
 
 def measure(compressor: BaseDocumentCompressor, examples: list[datasets.Example], count: Any) -> dict[str, Any]:

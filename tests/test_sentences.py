@@ -49,6 +49,16 @@ def test_abbreviations_initials_and_decimals_do_not_end_sentences() -> None:
     ]
 
 
+def test_military_ranks_do_not_end_sentences() -> None:
+    # HotpotQA's answer "Rear Adm. J. Edward Snyder" was cut in two at "Adm.", so keeping
+    # either half alone lost the name; "Maj. Gen." split a sentence of another paragraph
+    paragraphs = {c.metadata["title"]: c.text for ex in datasets.hotpotqa() for c in ex.chunks}
+    snyder = split_sentences(paragraphs["J. Edward Snyder"])
+    assert snyder[0].startswith("Rear Adm. J. Edward Snyder, USN (Ret.)") and snyder[0].endswith("Vietnam War in 1968.")
+    cross_keys = split_sentences(paragraphs["Battle of Cross Keys"])
+    assert any('Confederate Army Maj. Gen. Thomas J. "Stonewall" Jackson\'s campaign' in s for s in cross_keys)
+
+
 def test_quoted_string_is_atomic() -> None:
     text = 'He wrote "Stop. Do not go. Ever." in 1990. Then he left.'
     assert split_sentences(text) == ['He wrote "Stop. Do not go. Ever." in 1990.', "Then he left."]

@@ -18,6 +18,7 @@ __all__ = ["split_spans", "split_sentences", "join_spans"]
 
 _ABBREVIATIONS = frozenset(
     "mr mrs ms dr prof sr jr st vs etc inc ltd co corp no nos vol fig figs al gen col lt sgt capt cmdr gov rep sen "
+    "adm maj brig cpl pvt rev hon "
     "jan feb mar apr jun jul aug sep sept oct nov dec e.g i.e approx dept est mt ft u.s u.k a.m p.m".split()
 )
 _BOUNDARY = re.compile(r"[.!?…]+[\"'”’)\]]*(?=\s+[\"'“‘(\[]?[A-Z0-9À-ÖØ-Þ])")

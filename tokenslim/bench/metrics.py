@@ -27,6 +27,7 @@ __all__ = [
     "exact_match",
     "token_f1",
     "contains_answer",
+    "span_answers",
     "answer_in_context",
     "state_retention",
     "CI",
@@ -93,6 +94,16 @@ def contains_answer(text: str, golds: Iterable[str]) -> bool:
     return False
 
 
+_NOT_SPANS = frozenset({"yes", "no"})
+
+
+def span_answers(golds: Iterable[str]) -> list[str]:
+    """The gold answers that can be looked for in a context: non-empty after
+    normalization and not ``yes``/``no`` (HotpotQA comparison answers, which are
+    not text of the passages; as words they occur by chance)."""
+    return [g for g in golds if normalize_answer(g) and normalize_answer(g) not in _NOT_SPANS]
+
+
 def answer_in_context(context: str, golds: Sequence[str], *, baseline_context: str | None = None) -> float | None:
     """Did a gold answer survive compression?
 
@@ -100,13 +111,14 @@ def answer_in_context(context: str, golds: Sequence[str], *, baseline_context: s
         context: The compressed prompt text (chunks, history, system prompt).
         golds: Gold answer strings.
         baseline_context: The uncompressed prompt text. When given, examples whose
-            baseline does not contain any gold answer (``yes``/``no`` questions, abstractive
-            answers) return ``None``: compression cannot lose what was never there.
+            baseline does not contain any gold answer (abstractive answers) return
+            ``None``: compression cannot lose what was never there. ``yes``/``no``
+            answers are never looked for (see :func:`span_answers`).
 
     Returns:
         1.0 / 0.0, or ``None`` when not applicable.
     """
-    golds = [g for g in golds if normalize_answer(g)]
+    golds = span_answers(golds)
     if not golds:
         return None
     if baseline_context is not None:

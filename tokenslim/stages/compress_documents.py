@@ -162,7 +162,9 @@ class CompressDocuments(BaseStage):
         ratio: Share of the chunk tokens to keep, in (0, 1]. Default 0.22.
         max_tokens: Absolute cap on kept chunk tokens, or ``None``.
         min_tokens: Never aim below this many chunk tokens (short contexts have little
-            to gain and every sentence counts); ``max_tokens`` still caps. Default 100.
+            to gain and every sentence counts); ``max_tokens`` still caps. Default 200:
+            on NQ's single ~130-token passages, 100 kept the answer in 89% of the
+            questions at 1.52x, 200 in 98% at 1.12x (benchmarks/bench_compression.py).
         min_chunk_tokens: Chunks of at most this many tokens are kept whole (paid from
             the budget first). Default 0.
         title_weight: Weight of the query naming a chunk's title. Default 1.0.
@@ -184,7 +186,7 @@ class CompressDocuments(BaseStage):
         *,
         ratio: float = 0.22,
         max_tokens: int | None = None,
-        min_tokens: int = 100,
+        min_tokens: int = 200,
         min_chunk_tokens: int = 0,
         title_weight: float = 1.0,
         hop_weight: float = 1.0,
