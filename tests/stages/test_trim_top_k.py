@@ -87,8 +87,8 @@ def test_embedding_and_hybrid_relevance_offline_model_loaded_once_across_threads
     pipe = Pipeline([stage])
     with ThreadPoolExecutor(4) as pool:
         results = list(pool.map(lambda _: pipe.run(ex.query, ex.chunks), range(4)))
-    model = relevance._load_model()
-    assert relevance._load_model() is model
+    model = relevance.load_embedding_model()
+    assert relevance.load_embedding_model() is model
     titles = [[c.metadata["title"] for c in r.chunks] for r in results]
     assert all(t == titles[0] for t in titles) and "Kiss and Tell (1945 film)" in titles[0]
     assert results[0].chunks[0].metadata["relevance_source"] == "hybrid"

