@@ -166,3 +166,24 @@ def test_import_is_light():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == "[]"
     assert tokenslim.Pipeline.__module__ == "tokenslim"
+
+
+@pytest.mark.parametrize(
+    "stage",
+    [
+        tokenslim.stages.TrimTopK(k=-1),
+        tokenslim.stages.Dedupe(threshold=2.0),
+        tokenslim.stages.CompressDocuments(ratio=0),
+        tokenslim.stages.SummarizeConversation(keep_last=-1),
+        tokenslim.stages.Budget(max_tokens=0),
+        tokenslim.stages.Reorder(order="random"),
+        tokenslim.stages.StripHTML(min_chars=0),
+    ],
+    ids=repr,
+)
+def test_stage_used_alone_refuses_bad_parameters(stage, example):
+    query, chunks = example
+    r = Result.create(query, chunks)
+    with pytest.raises(ConfigError, match=type(stage).__name__):
+        stage(r)
+    assert [c.id for c in r.chunks] == [c.id for c in Result.create(query, chunks).chunks] and not r.drops

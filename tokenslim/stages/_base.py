@@ -68,6 +68,7 @@ class BaseStage(abc.ABC):
         """Raise :class:`ConfigError` if the parameters cannot work. Override to add checks."""
 
     def __call__(self, result: Result, /) -> Result:
+        self.validate()  # also when called alone, outside a Pipeline: bad parameters never run
         outer = result.current_stage
         if outer is None:
             result.current_stage = self.name

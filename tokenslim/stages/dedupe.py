@@ -406,7 +406,6 @@ class Dedupe(BaseStage):
 
     def apply(self, result: Result) -> Result:
         """Drop duplicates and merge windows as :func:`plan_dedupe` decides, recording each."""
-        self.validate()
         chunks = result.chunks
         plan = plan_dedupe(
             chunks,

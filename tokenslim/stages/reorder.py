@@ -102,7 +102,6 @@ class Reorder(BaseStage):
 
     def apply(self, result: Result) -> Result:
         """Replace ``result.chunks`` with the same chunks in the chosen order."""
-        self.validate()
         chunks = result.chunks
         result.chunks = [chunks[i] for i in reorder_indices(chunks, self.order, self.source_keys)]
         return result
