@@ -73,3 +73,12 @@ def test_links_reduced_to_text_and_lists_rendered(gold_paragraphs):
     assert "Year | Value" in text and "2019 | 42" in text
     assert "Copyright" not in text and "Home" not in text
     assert "Year" not in extract(html, keep_tables=False).text
+
+
+def test_page_hidden_until_a_script_runs_is_read_as_a_reader_without_scripts_sees_it(data_dir, traf_annotations):
+    # body.fadein{opacity:0} in the page's stylesheet, <noscript><style>body.fadein{opacity:1}</style></noscript>
+    url = "https://blog.teufel.de/musik-und-sport-so-steigern-songs-deine-leistung/"
+    text, entry = _traf_page(data_dir, traf_annotations, url)
+    flat = " ".join(text.split())
+    found = [s for s in entry["with"] if " ".join(s.split()) in flat]
+    assert len(found) >= len(entry["with"]) - 1 and len(flat) > 2000

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from tokenslim.errors import InputError
 from tokenslim.html import Extraction, Removed
 from tokenslim.html._blocks import walk
@@ -14,7 +16,10 @@ from tokenslim.html._score import select_blocks
 __all__ = ["run"]
 
 
-def _cut_noscript(text: str) -> tuple[str, int, int]:
+_STYLE = re.compile(r"<style[^>]*>(.*?)</style", re.I | re.S)
+
+
+def _cut_noscript(text: str) -> tuple[str, int, int, str]:
     """Remove ``<noscript>...</noscript>`` (either case) before parsing.
 
     Browsers run scripts, so they never show <noscript> content; an HTML parser without
@@ -22,9 +27,12 @@ def _cut_noscript(text: str) -> tuple[str, int, int]:
     this runs on most pages, and is much cheaper than a regular expression.
 
     Returns:
-        ``(text, elements removed, characters removed)``.
+        ``(text, elements removed, characters removed, CSS of the removed <style>s)``.
+        The CSS matters: a page that hides its body until a script runs
+        (``body.fadein{opacity:0}``) shows it again in a ``<noscript><style>``.
     """
     count = chars = 0
+    removed: list[str] = []
     for open_tag, close_tag in (("<noscript", "</noscript"), ("<NOSCRIPT", "</NOSCRIPT")):
         start = text.find(open_tag)
         if start < 0:
@@ -35,13 +43,15 @@ def _cut_noscript(text: str) -> tuple[str, int, int]:
             close = text.find(close_tag, start)
             end = len(text) if close < 0 else text.find(">", close) + 1 or len(text)
             parts.append(text[pos:start])
+            removed.append(text[start:end])
             count += 1
             chars += end - start
             pos = end
             start = text.find(open_tag, pos)
         parts.append(text[pos:])
         text = "".join(parts)
-    return text, count, chars
+    css = "\n".join(m for seg in removed if "<style" in seg.lower() for m in _STYLE.findall(seg))
+    return text, count, chars, css
 
 
 def _title(tree: object) -> str:
@@ -71,8 +81,9 @@ def run(html: str | bytes, *, keep_tables: bool = True) -> Extraction:
     if "\x00" in text:
         text = text.replace("\x00", "")
     noscript = None
+    noscript_css = ""
     if "<noscript" in text or "<NOSCRIPT" in text:
-        text, n, chars = _cut_noscript(text)
+        text, n, chars, noscript_css = _cut_noscript(text)
         noscript = Removed(n, chars)
     try:
         tree = LexborHTMLParser(cap_depth(text))
@@ -83,7 +94,7 @@ def run(html: str | bytes, *, keep_tables: bool = True) -> Extraction:
     if root is None:
         return Extraction("", title=title, encoding=encoding, input_chars=len(text))
     css = "\n".join(node.text() for node in tree.css("style"))
-    model = walk(root, *stylesheet_hidden(css)) if css else walk(root)
+    model = walk(root, *stylesheet_hidden(css, shown_css=noscript_css)) if css else walk(root)
     kept, dropped = select_blocks(model)
     removed = {k: Removed(v[0], v[1]) for k, v in model.removed.items()}
     if noscript is not None:

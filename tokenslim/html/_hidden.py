@@ -98,7 +98,7 @@ _SELECTOR_NAME = re.compile(r"[.#]([\w-]+)")
 _SHOWN = re.compile(r"display\s*:\s*(?!none)[a-z]|visibility\s*:\s*visible|opacity\s*:\s*(?:1|0?\.[1-9])")
 
 
-def stylesheet_hidden(css: str) -> tuple[frozenset[str], frozenset[str]]:
+def stylesheet_hidden(css: str, *, shown_css: str = "") -> tuple[frozenset[str], frozenset[str]]:
     """Classes and ids that a page's own ``<style>`` rules hide (``.x {display: none}``).
 
     Why: an injected instruction can hide behind a class as easily as behind an inline
@@ -109,6 +109,8 @@ def stylesheet_hidden(css: str) -> tuple[frozenset[str], frozenset[str]]:
 
     Args:
         css: The text of the page's ``<style>`` elements.
+        shown_css: Rules that only show (the page's ``<noscript><style>``): a name
+            they show is visible to a reader without scripts, so it is not hidden.
 
     Returns:
         ``(hidden class names, hidden ids)``.
@@ -127,4 +129,7 @@ def stylesheet_hidden(css: str) -> tuple[frozenset[str], frozenset[str]]:
             m = _SIMPLE_SELECTOR.match(sel.strip())
             if m:
                 (classes if m.group(1) == "." else ids).add(m.group(2))
+    for selectors, decls in _CSS_RULE.findall(_CSS_COMMENT.sub("", shown_css.lower())):
+        if _SHOWN.search(decls):
+            shown.update(_SELECTOR_NAME.findall(selectors))
     return frozenset(classes - shown), frozenset(ids - shown)
