@@ -49,6 +49,19 @@ def test_abbreviations_initials_and_decimals_do_not_end_sentences() -> None:
     ]
 
 
+def test_company_abbreviations_and_dotted_acronyms_do_not_end_sentences() -> None:
+    # "Warner Bros.  Pictures." and "L.A. Confidential" were cut into fragments ("Pictures.",
+    # "L.A.") that were cheap enough to be kept alone and meant nothing there
+    paragraphs = {c.metadata["title"]: c.text for ex in datasets.hotpotqa() for c in ex.chunks}
+    league = split_sentences(paragraphs["Justice League (film)"])
+    assert league[0].endswith("distributed by Warner Bros.  Pictures.")
+    assert league[1].startswith("It is intended to be the fifth installment")
+    la = split_sentences(paragraphs["L.A. Confidential (soundtrack)"])
+    assert la[0].startswith("L.A. Confidential is either the original soundtrack") and la[1].startswith("The original score")
+    # a sentence that ends on a dotted acronym stays glued to the next one (the price of the rule)
+    assert split_sentences("He moved to Washington, D.C. He died there.") == ["He moved to Washington, D.C. He died there."]
+
+
 def test_military_ranks_do_not_end_sentences() -> None:
     # HotpotQA's answer "Rear Adm. J. Edward Snyder" was cut in two at "Adm.", so keeping
     # either half alone lost the name; "Maj. Gen." split a sentence of another paragraph

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from tokenslim import Chunk, Pipeline, Result
 from tokenslim.bench import datasets
 from tokenslim.errors import ConfigError
+from tokenslim._internal.relevance import bridge_scores, terms
 from tokenslim._internal.sentences import split_spans
 from tokenslim.stages import CompressDocuments
 from tokenslim.stages.compress_documents import _answer_pattern
@@ -95,6 +96,51 @@ def test_question_asking_for_a_number_or_year_favours_sentences_holding_one() ->
     _check_verbatim(with_bonus, {c.id: c.text for c in ex.chunks})
 
 
+@pytest.mark.parametrize(
+    ("question", "answer_sentence"),
+    [
+        # the answer paragraph (Mark Masons' Hall) shares one word with the question; its
+        # second sentence names St James's Palace, the paragraph the question points at
+        ("What building is opposite the ceremonial meeting place", "opposite St James's Palace."),
+        # the film paragraph names Dale Evans, whom the question only calls "his third wife"
+        ("What year did Roy Rogers and his third wife star", "Along the Navajo Trail is a 1945 American western film"),
+    ],
+)
+def test_sentence_naming_the_question_s_paragraph_is_kept_as_the_bridge(question: str, answer_sentence: str) -> None:
+    ex = next(e for e in datasets.hotpotqa() if e.query.startswith(question))
+    with_bridge = _run(CompressDocuments(), ex.query, ex.chunks)
+    without = _run(CompressDocuments(bridge_weight=0), ex.query, ex.chunks)
+    assert answer_sentence in with_bridge.context_text()
+    assert answer_sentence not in without.context_text()
+    assert with_bridge.tokens_before / with_bridge.tokens_after > 3
+    _check_verbatim(with_bridge, {c.id: c.text for c in ex.chunks})
+
+
+def test_bridge_scores_link_only_to_the_question_s_top_chunks() -> None:
+    query = "What building is opposite the ceremonial meeting place of the Accession Council?"
+    titles = ["St James's Palace", "Mark Masons' Hall, London", "Pollokshields Burgh Hall"]
+    sentences = [
+        "St James's Palace is the ceremonial meeting place of the Accession Council.",  # the hub itself
+        "It is located in St James's Street, opposite St James's Palace.",  # names the hub
+        "The hall contained various council offices.",  # names nothing
+        "It stands near Mark Masons' Hall.",  # names a chunk the question does not point at
+    ]
+    owners = [0, 1, 2, 2]
+    direct = [1.0, 0.1, 0.3]
+    scores = bridge_scores(query, sentences, owners, titles, [1.0, 0.6, 0.3], direct, hubs=1)
+    assert scores[1] == pytest.approx(1.0) and scores[0] == scores[2] == scores[3] == 0.0
+    # without titles there is nothing to link to
+    assert bridge_scores(query, sentences, owners, ["", "", ""], [1.0, 0.6, 0.3], direct) == [0.0] * 4
+
+
+def test_terms_fold_accents_so_spellings_of_one_name_meet() -> None:
+    # HotpotQA asks about the "Öresund Region"; the bridge's paragraph is titled "Øresund Bridge"
+    # and other questions write "Malmo" for Malmö
+    assert terms("Öresund Øresund Oresund") == ["oresund"] * 3
+    assert terms("Malmö Straße Ærø café") == ["malmo", "strasse", "aero", "cafe"]
+    assert terms("plain ASCII Words") == ["plain", "ascii", "word"]
+
+
 def test_short_context_is_not_squeezed_below_min_tokens() -> None:
     ex = NQ[1]
     r = _run(CompressDocuments(ratio=0.05), ex.query, ex.chunks)
@@ -102,7 +148,7 @@ def test_short_context_is_not_squeezed_below_min_tokens() -> None:
 
 
 @pytest.mark.parametrize(
-    "params", [{"min_tokens": -1}, {"answer_type_bonus": -0.5}, {"ratio": 0}, {"ratio": 1.5}, {"max_tokens": -3}, {"min_chunk_tokens": -1}, {"lead_bonus": -1}, {"relevance": "x"}]
+    "params", [{"min_tokens": -1}, {"answer_type_bonus": -0.5}, {"ratio": 0}, {"ratio": 1.5}, {"max_tokens": -3}, {"min_chunk_tokens": -1}, {"lead_bonus": -1}, {"bridge_weight": -1}, {"relevance": "x"}]
 )
 def test_bad_parameters_raise_config_error(params: dict) -> None:
     with pytest.raises(ConfigError):

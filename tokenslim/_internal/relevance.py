@@ -13,14 +13,15 @@ import functools
 import math
 import re
 import threading
-from typing import TYPE_CHECKING, Any, Literal, Sequence
+import unicodedata
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Sequence
 
 from tokenslim.errors import MissingDependency
 
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["Relevance", "terms", "bm25_scores", "chunk_relevance", "embedding_scores", "load_embedding_model", "relevance_scores", "normalize"]
+__all__ = ["ChunkRelevance", "Relevance", "terms", "bm25_scores", "bridge_scores", "chunk_relevance", "embedding_scores", "load_embedding_model", "relevance_scores", "normalize"]
 
 Relevance = Literal["bm25", "embedding", "hybrid"]
 
@@ -48,9 +49,22 @@ def _stem(word: str) -> str:
     return word
 
 
+# Letters that Unicode does not decompose into a base letter + accent (NFKD leaves them whole).
+_FOLD = str.maketrans({"ø": "o", "æ": "ae", "œ": "oe", "ß": "ss", "ð": "d", "þ": "th", "ł": "l", "đ": "d", "ı": "i"})
+
+
+def _fold(text: str) -> str:
+    """Lower-case and strip accents, so 'Öresund', 'Øresund' and 'Oresund' are one term."""
+    text = text.lower()
+    if text.isascii():
+        return text
+    decomposed = unicodedata.normalize("NFKD", text.translate(_FOLD))
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
 def terms(text: str) -> list[str]:
-    """Lower-cased, stop-word-free, lightly stemmed word tokens of ``text`` (numbers kept)."""
-    return [_stem(w) for w in _WORD.findall(text.lower()) if w not in _STOPWORDS]
+    """Accent-folded, lower-cased, stop-word-free, lightly stemmed word tokens of ``text`` (numbers kept)."""
+    return [_stem(w) for w in _WORD.findall(_fold(text)) if w not in _STOPWORDS]
 
 
 def normalize(scores: Sequence[float]) -> list[float]:
@@ -158,6 +172,13 @@ def relevance_scores(
     return out
 
 
+class ChunkRelevance(NamedTuple):
+    """Output of :func:`chunk_relevance`: ``scores`` (with multi-hop links) and ``direct`` (question only)."""
+
+    scores: list[float]
+    direct: list[float]
+
+
 _PAREN = re.compile(r"\s*\([^)]*\)\s*$")
 
 
@@ -168,7 +189,7 @@ def chunk_relevance(
     title_weight: float = 1.0,
     hop_weight: float = 1.0,
     hubs: int = 3,
-) -> list[float]:
+) -> ChunkRelevance:
     """Relevance of each chunk in [0, 1], with a multi-hop step through titles.
 
     ``base = bm25(title + text) + title_weight * named(title, query)`` where
@@ -179,10 +200,14 @@ def chunk_relevance(
     how a 2-hop question ("the woman who portrayed Corliss Archer...") reaches the
     paragraph about the bridge entity ("Shirley Temple") that the question never names.
     Titles are a general signal: retrievers usually return document titles.
+
+    Returns:
+        The scores after the hop step, and ``direct``: ``base`` normalized, the
+        relevance each chunk has from the question alone.
     """
     n = len(texts)
     if n == 0:
-        return []
+        return ChunkRelevance([], [])
     q = terms(query)
     title_terms = [set(terms(_PAREN.sub("", t))) for t in titles]
     docs = [terms(t) + terms(x) for t, x in zip(titles, texts)]
@@ -209,4 +234,53 @@ def chunk_relevance(
         for j in range(n):
             if j != h:
                 final[j] = max(final[j], hop_weight * base[h] * named(title_terms[j], bag))
-    return normalize(final)
+    return ChunkRelevance(normalize(final), normalize(base))
+
+
+def bridge_scores(
+    query: str,
+    sentences: Sequence[str],
+    owners: Sequence[int],
+    titles: Sequence[str],
+    chunk_scores: Sequence[float],
+    direct: Sequence[float],
+    hubs: int = 2,
+    min_share: float = 0.5,
+) -> list[float]:
+    """How strongly each sentence links to one of the top chunks, in [0, 1].
+
+    The sentence that answers a 2-hop question often names the *other* paragraph's
+    subject instead of anything in the question ("..., opposite St James's Palace.",
+    "... directed by Frank McDonald and starring Roy Rogers and Dale Evans."). For each
+    of the ``hubs`` chunks the question points at most directly (by ``direct``: the
+    first hop, not chunks reached through a link), a sentence of another chunk that
+    contains at least ``min_share`` of the hub's title terms (those not already in the
+    query, trailing parenthetical removed) scores ``chunk_scores[hub] * share``; the
+    sentence keeps its best link. Sentences of the hub itself do not link to it.
+
+    Args:
+        query: The user question.
+        sentences: Candidate sentences.
+        owners: For each sentence, the index of its chunk.
+        titles: Title of each chunk ("" when unknown: no link to it).
+        chunk_scores: Relevance of each chunk (``chunk_relevance(...).scores``).
+        direct: Relevance of each chunk to the question alone (``chunk_relevance(...).direct``).
+        hubs: How many top chunks can be linked to.
+        min_share: Share of a hub's title terms a sentence must contain to link.
+    """
+    q = set(terms(query))
+    top = sorted(range(len(direct)), key=lambda i: (-direct[i], i))[:hubs]
+    links = [(h, set(terms(_PAREN.sub("", titles[h]))) - q) for h in top]
+    links = [(h, t) for h, t in links if t]
+    out = [0.0] * len(sentences)
+    if not links:
+        return out
+    for k, (text, owner) in enumerate(zip(sentences, owners)):
+        bag = set(terms(text))
+        for h, title_terms in links:
+            if h == owner:
+                continue
+            share = len(title_terms & bag) / len(title_terms)
+            if share >= min_share:
+                out[k] = max(out[k], chunk_scores[h] * share)
+    return out

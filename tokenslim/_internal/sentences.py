@@ -18,9 +18,10 @@ __all__ = ["split_spans", "split_sentences", "join_spans"]
 
 _ABBREVIATIONS = frozenset(
     "mr mrs ms dr prof sr jr st vs etc inc ltd co corp no nos vol fig figs al gen col lt sgt capt cmdr gov rep sen "
-    "adm maj brig cpl pvt rev hon "
+    "adm maj brig cpl pvt rev hon bros ave blvd univ assn intl "
     "jan feb mar apr jun jul aug sep sept oct nov dec e.g i.e approx dept est mt ft u.s u.k a.m p.m".split()
 )
+_ACRONYM = re.compile(r"[a-z](?:\.[a-z])+")
 _BOUNDARY = re.compile(r"[.!?…]+[\"'”’)\]]*(?=\s+[\"'“‘(\[]?[A-Z0-9À-ÖØ-Þ])")
 _FENCE = re.compile(r"^(```|~~~)")
 _TABLE = re.compile(r"^\s*\|.*\|\s*$|^[^|\n]*\|[^|\n]*\|")
@@ -109,7 +110,8 @@ def _is_abbreviation(text: str, dot: int) -> bool:
     if not m:
         return False
     word = m.group(1).lower().rstrip(".")
-    return word in _ABBREVIATIONS or len(word) == 1  # initials: "J. R. R. Tolkien"
+    # initials ("J. R. R. Tolkien") and dotted acronyms ("L.A. Confidential", "D.C.")
+    return word in _ABBREVIATIONS or len(word) == 1 or _ACRONYM.fullmatch(word) is not None
 
 
 def _protected(text: str, start: int, end: int) -> list[tuple[int, int]]:
