@@ -26,6 +26,7 @@ with the best BM25 relevance) shows what plain top-k trimming gives at a similar
 Usage::
 
     python benchmarks/bench_compression.py --dataset hotpotqa|nq|qmsum|all [--limit N] [--pipeline default|compress] [--ratio R]
+        [--relevance bm25|embedding|hybrid]
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ from tokenslim.bench.metrics import contains_answer, span_answers
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _pipelines(kind: str, ratio: float | None) -> dict[str, Pipeline]:
+def _pipelines(kind: str, ratio: float | None, relevance: str | None) -> dict[str, Pipeline]:
     from tokenslim.stages import CompressDocuments, TrimTopK
 
     if kind == "default":
@@ -62,6 +63,9 @@ def _pipelines(kind: str, ratio: float | None) -> dict[str, Pipeline]:
     if ratio is not None:
         main.set_params(compress_documents__ratio=ratio)
         kind = f"{kind}, ratio={ratio:g}"
+    if relevance is not None:
+        main.set_params(compress_documents__relevance=relevance)
+        kind = f"{kind}, {relevance}"
     return {f"tokenslim ({kind})": main, "baseline: TrimTopK(k=3) bm25": Pipeline([TrimTopK(k=3)])}
 
 
@@ -132,16 +136,18 @@ def main(argv: list[str] | None = None) -> int:
                     help="default_pipeline(), or just [TrimTopK, CompressDocuments]")
     ap.add_argument("--ratio", type=float, default=None,
                     help="override CompressDocuments(ratio=...) to trace the ratio / retention trade-off")
+    ap.add_argument("--relevance", choices=["bm25", "embedding", "hybrid"], default=None,
+                    help="override CompressDocuments(relevance=...): what MiniLM sentence relevance costs and gains")
     args = ap.parse_args(argv)
     command = "python benchmarks/bench_compression.py " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:]))
     names = list(_DATASETS) if args.dataset == "all" else [args.dataset]
     out_dir = ROOT / "results"
-    suffix = "" if args.ratio is None else f"_ratio{args.ratio:g}"
+    suffix = ("" if args.ratio is None else f"_ratio{args.ratio:g}") + ("" if args.relevance is None else f"_{args.relevance}")
     out_dir.mkdir(exist_ok=True)
     for name in names:
         loader, metric = _DATASETS[name]
         examples = loader(args.limit)
-        rows = {label: evaluate(p, examples, metric, f"{name}: {label}") for label, p in _pipelines(args.pipeline, args.ratio).items()}
+        rows = {label: evaluate(p, examples, metric, f"{name}: {label}") for label, p in _pipelines(args.pipeline, args.ratio, args.relevance).items()}
         head = f"{'pipeline':<34}{'tokens before':>14}{'tokens after':>13}{'ratio':>8}{metric:>20}{'n':>6}{'p50 ms':>9}{'p95 ms':>9}"
         print(f"\n{name}: {len(examples)} questions, tokens in cl100k_base (whole prompt)")
         print(head)
@@ -161,6 +167,7 @@ def main(argv: list[str] | None = None) -> int:
             "limit": args.limit,
             "pipeline": args.pipeline,
             "ratio": args.ratio,
+            "relevance": args.relevance,
             "rows": rows,
         }
         (out_dir / f"compression_{name}{suffix}.json").write_text(json.dumps(payload, indent=2))
