@@ -36,8 +36,9 @@ import unicodedata
 from pathlib import Path
 from typing import Callable
 
+from tokenslim.bench.datasets import data_dir
+
 ROOT = Path(__file__).resolve().parent.parent
-DATA = ROOT.parent / "shared" / "data"
 _WORD = re.compile(r"\w+")
 
 
@@ -68,12 +69,12 @@ def norm_ws(text: str) -> str:
 
 def load_pages() -> tuple[list[tuple[str, bytes, str]], list[tuple[str, bytes, list[str], list[str]]]]:
     """Read both datasets (decompressed once, outside any timing)."""
-    aeb = DATA / "article_extraction_benchmark"
+    aeb = data_dir() / "article_extraction_benchmark"
     gt = json.loads((aeb / "ground-truth.json").read_text(encoding="utf-8"))
     articles = [
         (pid, gzip.open(aeb / "html" / f"{pid}.html.gz").read(), v["articleBody"]) for pid, v in sorted(gt.items())
     ]
-    tes = DATA / "trafilatura_eval_subset"
+    tes = data_dir() / "trafilatura_eval_subset"
     ann = json.loads((tes / "annotations.json").read_text(encoding="utf-8"))
     snippets = []
     for key, v in sorted(ann.items()):

@@ -40,7 +40,6 @@ from pathlib import Path
 from typing import Any, Callable
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = Path(os.environ.get("TOKENSLIM_DATA", ROOT.parent / "shared" / "data"))
 COMMAND = "flock /tmp/tokenslim-bench.lock python benchmarks/bounds.py"
 QUERY = "Which university is located in Kansas City, Missouri?"
 
@@ -57,8 +56,10 @@ BOUNDS: dict[str, tuple[str, float, float, float]] = {
 
 
 def _paragraphs() -> list[str]:
+    from tokenslim.bench.datasets import data_dir
+
     out: list[str] = []
-    with gzip.open(DATA / "hotpotqa_distractor" / "hotpotqa_dev_distractor.jsonl.gz", "rt", encoding="utf-8") as f:
+    with gzip.open(data_dir() / "hotpotqa_distractor" / "hotpotqa_dev_distractor.jsonl.gz", "rt", encoding="utf-8") as f:
         for line in f:
             out.extend(c["paragraph_text"] for c in json.loads(line)["contexts"])
     return out

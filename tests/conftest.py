@@ -12,9 +12,17 @@ import pytest
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-if not DATA.exists():  # CI clones elsewhere with shared/ beside the clone
-    DATA = Path(os.environ.get("TOKENSLIM_DATA", "../shared/data")).resolve()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Stop with one clear line, not an error per test module, when ../shared/data is nowhere."""
+    from tokenslim.bench.datasets import data_dir
+    from tokenslim.errors import InputError
+
+    try:
+        data_dir()
+    except InputError as exc:
+        raise pytest.UsageError(str(exc)) from None
 
 
 def _load_jsonl_gz(path: Path) -> list[dict]:
@@ -24,8 +32,9 @@ def _load_jsonl_gz(path: Path) -> list[dict]:
 
 @pytest.fixture(scope="session")
 def data_dir() -> Path:
-    assert DATA.exists(), f"shared data not found at {DATA}"
-    return DATA
+    from tokenslim.bench.datasets import data_dir
+
+    return data_dir()
 
 
 @pytest.fixture(scope="session")

@@ -17,11 +17,9 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
 import time
 import traceback
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Callable
 
 from hypothesis import HealthCheck, settings
@@ -29,6 +27,7 @@ from hypothesis import strategies as st
 
 import tokenslim
 from tokenslim import Chunk, Result
+from tokenslim.bench.datasets import data_dir
 from tokenslim.errors import StageError, TokenSlimError
 
 __all__ = [
@@ -43,17 +42,10 @@ __all__ = [
 ]
 
 
-def _data_dir() -> Path:
-    here = Path(__file__).resolve().parents[3] / "shared" / "data"
-    if here.exists():
-        return here
-    return Path(os.environ.get("TOKENSLIM_DATA", "../shared/data")).resolve()
-
-
 def hotpot_paragraphs(limit: int = 400) -> list[str]:
     """Real Wikipedia paragraphs from ../shared/data/hotpotqa_distractor (first ``limit``)."""
     out: list[str] = []
-    path = _data_dir() / "hotpotqa_distractor" / "hotpotqa_dev_distractor.jsonl.gz"
+    path = data_dir() / "hotpotqa_distractor" / "hotpotqa_dev_distractor.jsonl.gz"
     with gzip.open(path, "rt", encoding="utf-8") as f:
         for line in f:
             for c in json.loads(line)["contexts"]:
