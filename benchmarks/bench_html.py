@@ -69,12 +69,13 @@ def norm_ws(text: str) -> str:
 
 def load_pages() -> tuple[list[tuple[str, bytes, str]], list[tuple[str, bytes, list[str], list[str]]]]:
     """Read both datasets (decompressed once, outside any timing)."""
-    aeb = data_dir() / "article_extraction_benchmark"
+    data = data_dir()
+    aeb = data / "article_extraction_benchmark"
     gt = json.loads((aeb / "ground-truth.json").read_text(encoding="utf-8"))
     articles = [
         (pid, gzip.open(aeb / "html" / f"{pid}.html.gz").read(), v["articleBody"]) for pid, v in sorted(gt.items())
     ]
-    tes = data_dir() / "trafilatura_eval_subset"
+    tes = data / "trafilatura_eval_subset"
     ann = json.loads((tes / "annotations.json").read_text(encoding="utf-8"))
     snippets = []
     for key, v in sorted(ann.items()):

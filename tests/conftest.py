@@ -13,7 +13,6 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 
-
 def pytest_configure(config: pytest.Config) -> None:
     """Stop with one clear line, not an error per test module, when ../shared/data is nowhere."""
     from tokenslim.bench.datasets import data_dir
