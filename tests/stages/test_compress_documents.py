@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from tokenslim import Chunk, Pipeline, Result
 from tokenslim.bench import datasets
 from tokenslim.errors import ConfigError
-from tokenslim._internal.relevance import bridge_scores, terms
+from tokenslim._internal.relevance import bridge_scores, chunk_relevance, terms
 from tokenslim._internal.sentences import split_spans
 from tokenslim.stages import CompressDocuments
 from tokenslim.stages.compress_documents import _answer_pattern
@@ -131,6 +131,30 @@ def test_bridge_scores_link_only_to_the_question_s_top_chunks() -> None:
     assert scores[1] == pytest.approx(1.0) and scores[0] == scores[2] == scores[3] == 0.0
     # without titles there is nothing to link to
     assert bridge_scores(query, sentences, owners, ["", "", ""], [1.0, 0.6, 0.3], direct) == [0.0] * 4
+
+
+def _hotpot(query_start: str) -> datasets.Example:
+    return next(e for e in datasets.hotpotqa() if e.query.startswith(query_start))
+
+
+def test_hop_needs_news_when_the_question_already_names_the_title() -> None:
+    def scores(ex: datasets.Example) -> dict[str, float]:
+        titles = [c.metadata["title"] for c in ex.chunks]
+        rel = chunk_relevance(ex.query, [c.text for c in ex.chunks], titles)
+        return dict(zip(titles, rel.scores))
+
+    # "Seminole" is a word of the question; the hub "Black Seminoles" naming it adds nothing,
+    # so the generic paragraph no longer ties with the hub, and the answer paragraph
+    # (Mascogos: "descendants of Black Seminoles ... in Coahuila, Mexico") survives compression
+    seminole = _hotpot("Where did the descendants of the group of black Indians")
+    s = scores(seminole)
+    assert s["Black Seminoles"] == 1.0 and s["Seminole"] < 0.8
+    r = _run(CompressDocuments(), seminole.query, seminole.chunks)
+    assert "Coahuila, Mexico" in r.context_text()
+    # "Øresund Bridge": both words are in the question, but not as that phrase; the region's
+    # paragraph names the bridge, which inherits the hub's relevance
+    bridge = scores(_hotpot("How long is the bridge in the Öresund Region"))
+    assert bridge["Øresund Bridge"] == 1.0
 
 
 def test_terms_fold_accents_so_spellings_of_one_name_meet() -> None:
