@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tokenslim.backends import Backend, HFBackend
+from tokenslim.capacity import dtype_bytes
 
 pytestmark = pytest.mark.slow
 
@@ -24,7 +25,7 @@ def test_answers_and_reads_kv_off_the_cache(hf) -> None:
     assert m.prompt_tokens == hf.count_tokens(chat)
     # Cache tensors hold exactly what the config says: prompt + all outputs but the last.
     assert m.extra["kv_tokens"] == m.prompt_tokens + m.output_tokens - 1
-    assert m.kv_bytes_allocated == m.kv_bytes == m.extra["kv_tokens"] * 30 * 2 * 3 * 64 * 2
+    assert m.kv_bytes_allocated == m.kv_bytes == m.extra["kv_tokens"] * 30 * 2 * 3 * 64 * dtype_bytes(hf.dtype)
 
 
 def test_prefill_grows_with_prompt_length(hf, rag_prompts) -> None:
@@ -40,3 +41,12 @@ def test_batch_generation_matches_prompt_counts(hf, rag_prompts) -> None:
     assert seconds > 0
     assert [r.prompt_tokens for r in results] == [hf.count_tokens(c) for c in chats]
     assert "Paris" in results[1].text
+
+
+def test_unknown_dtype_is_a_config_error(smollm2_path) -> None:
+    from tokenslim.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="unknown torch dtype 'float33'"):
+        HFBackend(smollm2_path, device="cpu", dtype="float33")
+    with pytest.raises(ConfigError, match="unknown torch dtype 'nn'"):  # a torch attribute that is no dtype
+        HFBackend(smollm2_path, device="cpu", dtype="nn")

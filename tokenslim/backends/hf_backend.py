@@ -13,6 +13,7 @@ import time
 from typing import Any, Sequence
 
 from tokenslim._chunk import Message
+from tokenslim._internal.cpu import default_dtype
 from tokenslim.backends._base import Measurement
 from tokenslim.backends._common import check_prompts, encode_chat
 from tokenslim.capacity import kv_bytes, load_config
@@ -43,7 +44,8 @@ class HFBackend:
     Args:
         model: Anything :func:`tokenslim.models.resolve_model` accepts (None: SmolLM2).
         device: "cpu", "cuda", ... (None: cuda when available).
-        dtype: Weights and KV dtype ("bfloat16", "float32", ...).
+        dtype: Weights and KV dtype ("bfloat16", "float32", ...; None: bfloat16 on a GPU
+            or a CPU with native bf16, else float32, see :func:`tokenslim._internal.cpu.default_dtype`).
 
     Raises:
         MissingDependency: transformers / torch are not installed.
@@ -52,7 +54,7 @@ class HFBackend:
 
     name = "transformers"
 
-    def __init__(self, model: str | os.PathLike[str] | None = None, *, device: str | None = None, dtype: str = "bfloat16") -> None:
+    def __init__(self, model: str | os.PathLike[str] | None = None, *, device: str | None = None, dtype: str | None = None) -> None:
         from tokenslim.models import resolve_model
 
         try:
@@ -60,10 +62,11 @@ class HFBackend:
             from transformers import AutoModelForCausalLM, AutoTokenizer
         except ImportError as exc:
             raise MissingDependency("transformers", extra="models", feature="HFBackend") from exc
-        if not hasattr(torch, dtype):
-            raise ConfigError(f"unknown torch dtype {dtype!r}")
         self.model_path = resolve_model(model)
         self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+        dtype = dtype or default_dtype(on_gpu=not self.device.startswith("cpu"))
+        if not isinstance(getattr(torch, dtype, None), torch.dtype):
+            raise ConfigError(f"unknown torch dtype {dtype!r}")
         self.dtype = dtype
         try:
             self.tokenizer = AutoTokenizer.from_pretrained(self.model_path)

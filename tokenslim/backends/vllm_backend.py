@@ -14,6 +14,7 @@ import time
 from typing import Any, Sequence
 
 from tokenslim._chunk import Message
+from tokenslim._internal.cpu import default_dtype
 from tokenslim.backends._base import Measurement
 from tokenslim.backends._common import check_prompts, encode_chat
 from tokenslim.capacity import kv_bytes, load_config
@@ -83,7 +84,9 @@ class VLLMBackend:
         gpu_memory_utilization: Fraction of GPU memory vLLM may use.
         enforce_eager: Skip compilation / CUDA graphs (None: True on CPU, where
             it cuts engine start from about 80 s to seconds).
-        dtype: Model dtype.
+        dtype: Model dtype (None: bfloat16 on a GPU or a CPU with native bf16,
+            float32 on other CPUs, where emulated bf16 prefill is about 5x slower;
+            see :func:`tokenslim._internal.cpu.default_dtype`).
         kv_cache_dtype: "auto" (the model dtype) or "fp8" etc.
         seed: Engine seed (decoding is greedy anyway).
         engine_kwargs: Further ``vllm.LLM`` keyword arguments.
@@ -104,7 +107,7 @@ class VLLMBackend:
         kv_cache_bytes: int | None = GiB,
         gpu_memory_utilization: float = 0.9,
         enforce_eager: bool | None = None,
-        dtype: str = "bfloat16",
+        dtype: str | None = None,
         kv_cache_dtype: str = "auto",
         seed: int = 0,
         engine_kwargs: dict[str, Any] | None = None,
@@ -121,9 +124,10 @@ class VLLMBackend:
         except ImportError as exc:
             raise MissingDependency("vllm", extra="vllm", feature="VLLMBackend") from exc
         gpu = _on_gpu()
+        self.dtype = dtype or default_dtype(gpu)
         kwargs: dict[str, Any] = {
             "model": self.model,
-            "dtype": dtype,
+            "dtype": self.dtype,
             "max_model_len": max_model_len,
             "enable_prefix_caching": enable_prefix_caching,
             "enforce_eager": (not gpu) if enforce_eager is None else enforce_eager,

@@ -182,8 +182,8 @@ def markdown(rep: Mapping[str, Any]) -> str:
     lines = [f"# tokenslim bench: {meta.get('dataset', '?')} on {meta.get('backend', '?')} ({model_name(meta)})", ""]
     if meta.get("command"):
         lines += ["Reproduce with:", "", "```", meta["command"], "```", ""]
-    settings = ["dataset", "backend", "model", "n_examples", "max_tokens", "concurrency", "warmup_requests",
-                "instruction", "pipeline_tokenizer", "date", "wall_s", "platform", "python"]
+    settings = ["dataset", "backend", "model", "dtype", "n_examples", "max_tokens", "concurrency", "warmup_requests",
+                "instruction", "pipeline_tokenizer", "date", "wall_s", "platform", "cpu", "python"]
     lines += ["| setting | value |", "|---|---|"]
     lines += [f"| {k} | {str(meta[k]).replace('|', '/')} |" for k in settings if k in meta]
     lines += ["", "## Cost per request", ""]

@@ -18,6 +18,7 @@ from __future__ import annotations
 import datetime as _dt
 import inspect
 import math
+import os
 import platform
 import sys
 import time
@@ -25,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 from tokenslim._chunk import Message
+from tokenslim._internal.cpu import cpu_info, simd_summary
 from tokenslim._pipeline import Pipeline
 from tokenslim._result import Result
 from tokenslim.backends._base import Backend, Measurement
@@ -39,6 +41,20 @@ DEFAULT_INSTRUCTION = "Answer with a short phrase only."
 """Put before the question so small models answer briefly (EM/F1 need short answers)."""
 
 _MB = 1024 * 1024
+
+
+def cpu_summary(cpuinfo: str | None = None) -> str:
+    """Name the CPU, its core count and the SIMD extensions that decide CPU inference speed.
+
+    Recorded with every run because CPU timings are only comparable on like hardware: without
+    native bf16 (``avx512_bf16``, ``amx_bf16``) a CPU emulates bfloat16 matmuls, about 5x slower
+    than float32 (see :func:`tokenslim._internal.cpu.default_dtype`). ``cpuinfo`` is the text of
+    ``/proc/cpuinfo`` (read when ``None``).
+    """
+    name, flags = cpu_info(cpuinfo)
+    simd = simd_summary(flags)
+    summary = f"{name}, {os.cpu_count()} cores"
+    return f"{summary}, {' '.join(simd)}" if simd else summary
 
 
 @dataclass
@@ -432,6 +448,7 @@ def run_ablation(
     info: dict[str, Any] = {
         "backend": getattr(backend, "name", type(backend).__name__),
         "model": getattr(backend, "model", None),
+        "dtype": getattr(backend, "dtype", None),
         "n_examples": len(examples),
         "max_tokens": max_tokens,
         "concurrency": concurrency,
@@ -447,6 +464,7 @@ def run_ablation(
         "python": sys.version.split()[0],
         "platform": platform.platform(),
         "machine": platform.machine(),
+        "cpu": cpu_summary(),
     }
     if meta:
         info.update(meta)
