@@ -39,6 +39,8 @@ def test_markdown_and_json_round_trip(run, tmp_path: Path) -> None:
     assert "```\ntokenslim bench --dataset hotpotqa --backend fake --limit 12\n```" in md
     assert md.count("| +keep_first_2 |") == 2
     assert "## Answer quality" in md and "prefill falls with tokens: yes" in md
+    assert rep["meta"]["dtype"] is None and "| dtype |" not in md  # the oracle backend has no dtype: no "None" row
+    assert f"| cpu | {rep['meta']['cpu']} |" in md
     js = report.write_json(rep, tmp_path / "out" / "bench.json")
     loaded = report.load_json(js)
     assert loaded["stages"] == json.loads(json.dumps(rep["stages"]))

@@ -11,7 +11,8 @@ from tokenslim import Pipeline
 from tokenslim._chunk import Message
 from tokenslim.bench import datasets
 from tokenslim.capacity import kv_bytes
-from tokenslim.bench.runner import _kv_check, cpu_summary, run_ablation, stage_labels
+from tokenslim._internal.cpu import cpu_summary
+from tokenslim.bench.runner import _kv_check, run_ablation, stage_labels
 from tokenslim.errors import ConfigError, InputError
 
 
@@ -75,12 +76,6 @@ def test_figures_per_stage(run) -> None:
     assert all(r["answer"] == r["raw_answer"].splitlines()[0] for r in records)
     assert rep.meta["backend"] == "oracle" and rep.meta["warmup_requests"] == 2
     assert rep.meta["cpu"] == cpu_summary()
-
-
-def test_cpu_summary_names_the_simd_that_decides_cpu_inference_speed() -> None:
-    avx2_only = "processor\t: 0\nmodel name\t: AMD EPYC\nflags\t\t: fpu sse4_2 avx avx2 fma\n"
-    assert re.fullmatch(r"AMD EPYC, \d+ cores, avx2", cpu_summary(avx2_only))
-    assert re.fullmatch(r".+, \d+ cores", cpu_summary(""))  # no /proc/cpuinfo (macOS, Windows): name and cores only
 
 
 def test_quality_with_intervals_and_paired_deltas(run) -> None:

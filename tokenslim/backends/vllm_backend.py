@@ -85,8 +85,8 @@ class VLLMBackend:
         enforce_eager: Skip compilation / CUDA graphs (None: True on CPU, where
             it cuts engine start from about 80 s to seconds).
         dtype: Model dtype (None: bfloat16 on a GPU or a CPU with native bf16,
-            float32 on other CPUs, where emulated bf16 prefill is about 5x slower;
-            see :func:`tokenslim._internal.cpu.default_dtype`).
+            float32 on other CPUs, where bf16 is emulated and prefill several times
+            slower; see :func:`tokenslim._internal.cpu.default_dtype`).
         kv_cache_dtype: "auto" (the model dtype) or "fp8" etc.
         seed: Engine seed (decoding is greedy anyway).
         engine_kwargs: Further ``vllm.LLM`` keyword arguments.

@@ -185,7 +185,7 @@ def markdown(rep: Mapping[str, Any]) -> str:
     settings = ["dataset", "backend", "model", "dtype", "n_examples", "max_tokens", "concurrency", "warmup_requests",
                 "instruction", "pipeline_tokenizer", "date", "wall_s", "platform", "cpu", "python"]
     lines += ["| setting | value |", "|---|---|"]
-    lines += [f"| {k} | {str(meta[k]).replace('|', '/')} |" for k in settings if k in meta]
+    lines += [f"| {k} | {str(meta[k]).replace('|', '/')} |" for k in settings if meta.get(k) is not None]
     lines += ["", "## Cost per request", ""]
     lines += _md_table(*_cost_rows(rep))
     lines += ["", "## Answer quality", ""]

@@ -18,7 +18,6 @@ from __future__ import annotations
 import datetime as _dt
 import inspect
 import math
-import os
 import platform
 import sys
 import time
@@ -26,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 from tokenslim._chunk import Message
-from tokenslim._internal.cpu import cpu_info, simd_summary
+from tokenslim._internal.cpu import cpu_summary
 from tokenslim._pipeline import Pipeline
 from tokenslim._result import Result
 from tokenslim.backends._base import Backend, Measurement
@@ -41,20 +40,6 @@ DEFAULT_INSTRUCTION = "Answer with a short phrase only."
 """Put before the question so small models answer briefly (EM/F1 need short answers)."""
 
 _MB = 1024 * 1024
-
-
-def cpu_summary(cpuinfo: str | None = None) -> str:
-    """Name the CPU, its core count and the SIMD extensions that decide CPU inference speed.
-
-    Recorded with every run because CPU timings are only comparable on like hardware: without
-    native bf16 (``avx512_bf16``, ``amx_bf16``) a CPU emulates bfloat16 matmuls, about 5x slower
-    than float32 (see :func:`tokenslim._internal.cpu.default_dtype`). ``cpuinfo`` is the text of
-    ``/proc/cpuinfo`` (read when ``None``).
-    """
-    name, flags = cpu_info(cpuinfo)
-    simd = simd_summary(flags)
-    summary = f"{name}, {os.cpu_count()} cores"
-    return f"{summary}, {' '.join(simd)}" if simd else summary
 
 
 @dataclass
