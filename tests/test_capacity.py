@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tokenslim.capacity import (
+    advise_max_model_len,
     kv_bytes,
     kv_bytes_per_token,
     kv_layout,
@@ -93,3 +94,66 @@ def test_plan_capacity_reports_when_nothing_fits_and_rejects_bad_input() -> None
         kv_bytes_per_token(SMOL, "int3")
     with pytest.raises(ConfigError, match="num_hidden_layers"):
         kv_bytes_per_token({"hidden_size": 8})
+
+
+# Published configs, as their config.json files ship them (fields that matter here).
+# google/gemma-2-9b: no layer_types; transformers' Gemma2Config alternates sliding (even) / global (odd) layers.
+GEMMA2_9B = {"model_type": "gemma2", "num_hidden_layers": 42, "num_attention_heads": 16, "num_key_value_heads": 8,
+             "head_dim": 256, "hidden_size": 3584, "sliding_window": 4096, "sliding_window_size": 4096,
+             "max_position_embeddings": 8192, "cache_implementation": "hybrid"}
+# google/gemma-3-1b-it: sliding_window_pattern 6 (every 6th layer global).
+GEMMA3_1B = {"model_type": "gemma3_text", "num_hidden_layers": 26, "num_attention_heads": 4, "num_key_value_heads": 1,
+             "head_dim": 256, "hidden_size": 1152, "sliding_window": 512, "sliding_window_pattern": 6,
+             "max_position_embeddings": 32768}
+# google/gemma-3-27b-it: the pattern is not written in the text_config; Gemma-3's default (6) applies.
+GEMMA3_27B = {"model_type": "gemma3", "text_config": {"model_type": "gemma3_text", "num_hidden_layers": 62,
+              "num_attention_heads": 32, "num_key_value_heads": 16, "head_dim": 128, "hidden_size": 5376,
+              "sliding_window": 1024}}
+# CohereForAI/c4ai-command-r7b-12-2024: sliding_window_pattern 4.
+COHERE2 = {"model_type": "cohere2", "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
+           "hidden_size": 4096, "sliding_window": 4096, "sliding_window_pattern": 4}
+# Qwen/Qwen2.5-7B-Instruct ships a sliding_window it does not use.
+QWEN25 = {"model_type": "qwen2", "num_hidden_layers": 28, "num_attention_heads": 28, "num_key_value_heads": 4,
+          "hidden_size": 3584, "sliding_window": 131072, "use_sliding_window": False, "max_window_layers": 28}
+
+
+@pytest.mark.parametrize(
+    ("config", "sliding", "window"),
+    [(GEMMA2_9B, 21, 4096), (GEMMA3_1B, 22, 512), (GEMMA3_27B, 52, 1024), (COHERE2, 24, 4096), (QWEN25, 0, None),
+     ({**QWEN25, "use_sliding_window": True, "max_window_layers": 21}, 7, 131072)],
+)
+def test_hybrid_sliding_global_layouts(config: dict, sliding: int, window: int | None) -> None:
+    layout = kv_layout(config)
+    assert (layout.sliding_layers, layout.sliding_window) == (sliding, window)
+
+
+def test_gemma2_kv_at_8k_counts_the_global_layers_in_full() -> None:
+    per_layer = 2 * 8 * 256 * 2
+    # 21 global layers hold all 8192 tokens, 21 sliding layers hold 4096.
+    assert kv_bytes(GEMMA2_9B, 8192) == (21 * 8192 + 21 * 4096) * per_layer
+    assert kv_bytes(GEMMA2_9B, 8192) == 1.5 * 42 * 4096 * per_layer  # what "all 42 sliding" understated
+    # An explicit layer_types list wins over the architecture's default pattern.
+    explicit = {**GEMMA2_9B, "layer_types": ["full_attention"] * 42}
+    assert kv_layout(explicit).sliding_layers == 0
+    with pytest.raises(ConfigError, match="layer_types lists 2 layers"):
+        kv_layout({**GEMMA2_9B, "layer_types": ["sliding_attention", "full_attention"]})
+
+
+def test_max_model_len_advice_covers_the_longest_or_a_stated_reject_rate() -> None:
+    # 19 prompts of 100 tokens and one of 1,000 (1 in 20 longer than the p95).
+    lengths = [100] * 19 + [1000]
+    assert advise_max_model_len(lengths, 64) == (1280, 0.0)
+    assert advise_max_model_len(lengths, 64, reject_rate=0.05) == (256, 0.05)
+    assert advise_max_model_len(lengths, 64, reject_rate=0.04) == (1280, 0.0)  # 0.04 x 20 < 1 request
+    assert advise_max_model_len(lengths, 64, limit=1024) == (1024, 0.05)
+    with pytest.raises(ConfigError, match="reject_rate"):
+        advise_max_model_len(lengths, 64, reject_rate=1.0)
+    gib = 1024**3
+    p95_only = plan_capacity(SMOL, 24 * gib, avg_input_tokens=500, p95_input_tokens=1000, num_params=135_000_000)
+    assert p95_only.advice_basis.startswith("p95") and any("1 request in 20" in n for n in p95_only.notes)
+    full = plan_capacity(SMOL, 24 * gib, avg_input_tokens=500, p95_input_tokens=1000, max_input_tokens=3000,
+                         token_reduction=0.5, num_params=135_000_000)
+    assert full.advice_basis == "max"
+    assert (full.max_model_len_before, full.max_model_len_after) == (3328, 1792)  # 3000 + 256 and 1500 + 256
+    with pytest.raises(ConfigError, match="below the p95"):
+        plan_capacity(SMOL, 24 * gib, avg_input_tokens=500, p95_input_tokens=1000, max_input_tokens=900)

@@ -45,7 +45,9 @@ def test_parse_size_units() -> None:
     assert parse_size("141GB") == 141 * 10**9
     assert parse_size("512 MiB") == 512 * 2**20
     assert parse_size("1.5TiB") == int(1.5 * 2**40)
-    assert parse_size("1024") == 1024
+    assert parse_size("1024B") == 1024
+    with pytest.raises(argparse.ArgumentTypeError, match="no unit: write e.g. 80GiB"):
+        parse_size("80")  # 80 bytes is never what was meant
     with pytest.raises(argparse.ArgumentTypeError):
         parse_size("-1GiB")
     with pytest.raises(argparse.ArgumentTypeError):
@@ -103,7 +105,11 @@ def test_capacity_before_and_after(capsys: pytest.CaptureFixture[str], model_dir
     before, after = int(rows["max concurrent (avg)"][-2]), int(rows["max concurrent (avg)"][-1])
     assert after > 1.8 * before
     assert rows["advised max_model_len"][-2:] == ["3072", "1792"]  # 3000+64 and 1500+64, up to 256s
-    assert "advice: serve with --max-model-len 1792" in out
+    assert "advice: serve with --max-model-len 1792 (covers the p95 (about 5% of requests rejected) prompt" in out
+    assert "about 1 request in 20 would be rejected" in out
+    assert main([*argv, "--max-input", "5000"]) == 0
+    out = capsys.readouterr().out
+    assert "advice: serve with --max-model-len 2816 (covers the max prompt" in out  # 2500 + 64, up to 256s
 
     assert main([*argv[:-2], "--json"]) == 0
     plan = json.loads(capsys.readouterr().out)
@@ -121,6 +127,9 @@ def test_capacity_errors(capsys: pytest.CaptureFixture[str], model_dir: Path, tm
     assert "cannot read bench report" in capsys.readouterr().err
     assert main(["capacity", "--model", str(tmp_path), "--gpu-memory", "24GiB", "--avg-input", "1000"]) == 2
     assert "no model config" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as info:
+        main(["capacity", "--model", str(model_dir), "--gpu-memory", "80", "--avg-input", "1000"])
+    assert info.value.code == 2 and "size '80' has no unit" in capsys.readouterr().err
 
 
 def test_bench_on_fake_backend_then_capacity_from_it(capsys: pytest.CaptureFixture[str], tmp_path: Path, model_dir: Path) -> None:
@@ -149,3 +158,4 @@ def test_bench_on_fake_backend_then_capacity_from_it(capsys: pytest.CaptureFixtu
     assert "measured by" in cap and "baseline -> +" in cap
     saved = float(cap.split("token reduction: ")[1].split("%")[0])
     assert saved == pytest.approx(rep["stages"][-1]["token_reduction_pct"], abs=0.1)
+    assert "on the bench's 6 prompts (+64 output), reject rate <= 0:" in cap and "(rejects 0.0%)" in cap

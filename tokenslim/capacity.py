@@ -10,8 +10,12 @@ Layouts handled (read from the model config):
 
 * standard / grouped-query attention: ``2 * kv_heads * head_dim`` values per
   layer and token;
-* sliding-window layers (Mistral, Gemma 2/3 ``layer_types``): a layer keeps at
-  most ``sliding_window`` tokens;
+* sliding-window layers: a layer keeps at most ``sliding_window`` tokens.
+  Which layers slide comes from ``layer_types`` when the config lists them,
+  else from the architecture's published pattern: Gemma-2 alternates sliding
+  and global layers (its configs carry no ``layer_types``), Gemma-3 and
+  Cohere-2 make every ``sliding_window_pattern``-th layer global, Qwen-2 slides
+  from ``max_window_layers`` on, and Mistral-style configs slide everywhere;
 * MLA (DeepSeek-V2/V3): one compressed latent of ``kv_lora_rank +
   qk_rope_head_dim`` values per layer and token.
 """
@@ -23,7 +27,7 @@ import math
 import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from tokenslim.errors import ConfigError
 
@@ -31,6 +35,7 @@ __all__ = [
     "DTYPE_BYTES",
     "CapacityPlan",
     "KVLayout",
+    "advise_max_model_len",
     "dtype_bytes",
     "kv_bytes",
     "kv_bytes_per_token",
@@ -167,19 +172,39 @@ def kv_layout(config: Any) -> KVLayout:
     head_dim = cfg.get("head_dim") or _require(cfg, "hidden_size") // heads
     values = 2 * int(kv_heads) * int(head_dim)
     window = cfg.get("sliding_window")
-    layer_types = cfg.get("layer_types")
-    sliding = 0
-    if window:
-        if isinstance(layer_types, list) and layer_types:
-            sliding = sum(1 for t in layer_types[:layers] if "sliding" in str(t))
-        elif cfg.get("use_sliding_window", True):
-            sliding = layers
+    sliding = _sliding_layers(cfg, layers) if window else 0
     return KVLayout(
         num_layers=layers,
         values_per_layer=values,
         sliding_layers=sliding,
         sliding_window=int(window) if sliding else None,
     )
+
+
+#: Architectures whose configs give no ``layer_types``: every ``n``-th layer is global
+#: (n = ``sliding_window_pattern``, default here), the others slide. Gemma-2 alternates
+#: (transformers' Gemma2Config: layer i slides when (i + 1) % 2); Gemma-3 defaults to 6,
+#: Cohere-2 to 4.
+_PATTERN_DEFAULTS: dict[str, int] = {"gemma2": 2, "gemma3": 6, "gemma3_text": 6, "cohere2": 4}
+
+
+def _sliding_layers(cfg: Mapping[str, Any], layers: int) -> int:
+    """How many of ``layers`` decoder layers use the sliding window (see the module docstring)."""
+    layer_types = cfg.get("layer_types")
+    if isinstance(layer_types, list) and layer_types:
+        if len(layer_types) < layers:
+            raise ConfigError(f"layer_types lists {len(layer_types)} layers, num_hidden_layers is {layers}")
+        return sum(1 for t in layer_types[:layers] if "sliding" in str(t))
+    pattern = cfg.get("sliding_window_pattern") or _PATTERN_DEFAULTS.get(str(cfg.get("model_type", "")))
+    if pattern:
+        if not isinstance(pattern, int) or pattern < 1:
+            raise ConfigError(f"sliding_window_pattern must be a positive integer, got {pattern!r}")
+        return sum(1 for i in range(layers) if (i + 1) % pattern)
+    if not cfg.get("use_sliding_window", True):
+        return 0
+    if cfg.get("model_type") in ("qwen2", "qwen2_moe", "qwen3", "qwen3_moe") and cfg.get("max_window_layers") is not None:
+        return max(0, layers - int(cfg["max_window_layers"]))
+    return layers
 
 
 def kv_bytes_per_token(config: Any, kv_dtype: str = "bfloat16") -> int:
@@ -291,6 +316,35 @@ def _round_model_len(tokens: float, limit: int | None) -> int:
     return min(value, limit) if limit else value
 
 
+def advise_max_model_len(
+    prompt_tokens: Sequence[float], output_tokens: int, *, reject_rate: float = 0.0, limit: int | None = None
+) -> tuple[int, float]:
+    """The smallest rounded ``max_model_len`` that rejects at most ``reject_rate`` of these requests.
+
+    Args:
+        prompt_tokens: Measured prompt lengths (e.g. a bench run's per-question tokens).
+        output_tokens: Tokens each request generates.
+        reject_rate: Fraction of the requests allowed to be longer than the advice
+            (0: cover the longest).
+        limit: The model's context (the advice never exceeds it).
+
+    Returns:
+        The advised length and the fraction of the given requests it actually rejects.
+
+    Raises:
+        ConfigError: No lengths, or a reject rate outside [0, 1).
+    """
+    if not prompt_tokens:
+        raise ConfigError("advise_max_model_len needs at least one prompt length")
+    if not 0 <= reject_rate < 1:
+        raise ConfigError(f"reject_rate is a fraction in [0, 1), got {reject_rate}")
+    needs = sorted(float(t) + output_tokens for t in prompt_tokens)
+    allowed = math.floor(reject_rate * len(needs) + 1e-9)  # requests that may be rejected
+    length = _round_model_len(needs[len(needs) - 1 - allowed], limit)
+    rejected = sum(1 for n in needs if n > length) / len(needs)
+    return length, rejected
+
+
 @dataclass
 class CapacityPlan:
     """How many requests fit in GPU memory, before and after tokenslim.
@@ -308,7 +362,8 @@ class CapacityPlan:
         max_concurrent_after: The same after.
         max_concurrent_p95_before: p95-size requests that fit at once, before.
         max_concurrent_p95_after: The same after.
-        max_model_len_before: Advised ``max_model_len`` from the p95 prompt + output, before.
+        max_model_len_before: Advised ``max_model_len``: the longest prompt + output, rounded
+            up, before (from ``max_input_tokens``; see ``advice_basis`` when only a p95 was given).
         max_model_len_after: The same after.
         inputs: The token figures the plan used.
         notes: Warnings (weights do not fit, window caps applied, ...).
@@ -330,6 +385,7 @@ class CapacityPlan:
     max_model_len_after: int
     inputs: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    advice_basis: str = "max"
 
     @property
     def concurrency_gain(self) -> float:
@@ -377,9 +433,11 @@ def plan_capacity(
     avg_input_tokens: float,
     output_tokens: int = 256,
     p95_input_tokens: float | None = None,
+    max_input_tokens: float | None = None,
     token_reduction: float | None = None,
     avg_input_tokens_after: float | None = None,
     p95_input_tokens_after: float | None = None,
+    max_input_tokens_after: float | None = None,
     weight_dtype: str = "bfloat16",
     kv_dtype: str = "bfloat16",
     overhead_bytes: int = 2 * GiB,
@@ -402,9 +460,15 @@ def plan_capacity(
         avg_input_tokens: Mean prompt tokens before tokenslim.
         output_tokens: Generated tokens per request (``max_tokens``).
         p95_input_tokens: p95 prompt tokens before (defaults to the mean).
+        max_input_tokens: The longest prompt to serve, before; the advised
+            ``max_model_len`` covers it. Without it the advice covers the p95
+            prompt, rejecting about 1 request in 20, and ``advice_basis`` and
+            the notes say so (see :func:`advise_max_model_len` for a stated
+            reject rate over measured lengths).
         token_reduction: Fraction of prompt tokens removed, in [0, 1).
         avg_input_tokens_after: Measured mean prompt tokens after tokenslim.
         p95_input_tokens_after: Measured p95 prompt tokens after tokenslim.
+        max_input_tokens_after: Measured longest prompt after tokenslim.
         weight_dtype: Weight dtype ("bfloat16", "fp8", "int4", ...).
         kv_dtype: KV-cache dtype ("bfloat16", "fp8", ...).
         overhead_bytes: Activations, CUDA graphs and runtime memory (2 GiB default,
@@ -433,6 +497,14 @@ def plan_capacity(
     keep = 1.0 - (token_reduction or 0.0)
     avg_after = avg_input_tokens_after if avg_input_tokens_after is not None else avg_input_tokens * keep
     p95_after = p95_input_tokens_after if p95_input_tokens_after is not None else p95_before * keep
+    if max_input_tokens is not None:
+        if max_input_tokens < p95_before:
+            raise ConfigError(f"max_input_tokens ({max_input_tokens}) is below the p95 ({p95_before})")
+        max_before = max_input_tokens
+        max_after = max_input_tokens_after if max_input_tokens_after is not None else max_input_tokens * keep
+        basis = "max"
+    else:
+        max_before, max_after, basis = p95_before, p95_after, "p95 (about 5% of requests rejected)"
 
     cfg = load_config(config)
     weights = weight_bytes(config, weight_dtype, num_params)
@@ -456,9 +528,12 @@ def plan_capacity(
             "(their KV is capped)"
         )
     limit = cfg.get("max_position_embeddings")
-    need = p95_before + output_tokens
+    need = max_before + output_tokens
     if limit and need > limit:
-        notes.append(f"p95 prompt + output ({need:.0f}) exceeds the model's context ({limit})")
+        notes.append(f"longest prompt + output ({need:.0f}) exceeds the model's context ({limit})")
+    if basis != "max":
+        notes.append("advised max_model_len covers the p95 prompt only: about 1 request in 20 would be rejected; "
+                     "give the longest prompt (max_input_tokens / --max-input) to cover every request")
     return CapacityPlan(
         gpu_memory_bytes=int(gpu_memory_bytes),
         usable_bytes=usable,
@@ -472,13 +547,16 @@ def plan_capacity(
         max_concurrent_after=fit(avg_after),
         max_concurrent_p95_before=fit(p95_before),
         max_concurrent_p95_after=fit(p95_after),
-        max_model_len_before=_round_model_len(p95_before + output_tokens, limit),
-        max_model_len_after=_round_model_len(p95_after + output_tokens, limit),
+        max_model_len_before=_round_model_len(max_before + output_tokens, limit),
+        max_model_len_after=_round_model_len(max_after + output_tokens, limit),
+        advice_basis=basis,
         inputs={
             "avg_input_tokens": avg_input_tokens,
             "p95_input_tokens": p95_before,
             "avg_input_tokens_after": avg_after,
             "p95_input_tokens_after": p95_after,
+            "max_input_tokens": max_before if basis == "max" else None,
+            "max_input_tokens_after": max_after if basis == "max" else None,
             "output_tokens": output_tokens,
             "weight_dtype": weight_dtype,
             "kv_dtype": kv_dtype,

@@ -24,20 +24,27 @@ __all__ = ["main", "build_parser", "parse_size"]
 
 _BACKENDS = ("vllm", "transformers", "openai", "fake")
 _SIZE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMGT]i?B?|B)?\s*$", re.IGNORECASE)
-_UNITS = {"": 1, "b": 1, "k": 10**3, "kb": 10**3, "m": 10**6, "mb": 10**6, "g": 10**9, "gb": 10**9,
+_UNITS = {"b": 1, "k": 10**3, "kb": 10**3, "m": 10**6, "mb": 10**6, "g": 10**9, "gb": 10**9,
           "t": 10**12, "tb": 10**12, "ki": 2**10, "kib": 2**10, "mi": 2**20, "mib": 2**20, "gi": 2**30,
           "gib": 2**30, "ti": 2**40, "tib": 2**40}
 
 
 def parse_size(text: str) -> int:
-    """Parse a memory size such as ``80GiB``, ``141GB``, ``512MiB`` or ``1073741824`` into bytes.
+    """Parse a memory size such as ``80GiB``, ``141GB``, ``512MiB`` or ``1073741824B`` into bytes.
+
+    The unit is required: a bare ``80`` is far more likely to mean 80 GiB than
+    80 bytes, so it is refused rather than guessed.
 
     Raises:
-        argparse.ArgumentTypeError: not a size.
+        argparse.ArgumentTypeError: not a size, or no unit.
     """
     m = _SIZE_RE.match(text)
     if not m:
         raise argparse.ArgumentTypeError(f"invalid size {text!r}: use a number with a unit, e.g. 80GiB, 141GB, 512MiB")
+    if not m.group(2):
+        raise argparse.ArgumentTypeError(
+            f"size {text!r} has no unit: write e.g. {m.group(1)}GiB (binary), {m.group(1)}GB (decimal) or {m.group(1)}B"
+        )
     value = float(m.group(1)) * _UNITS[(m.group(2) or "").lower()]
     if value <= 0:
         raise argparse.ArgumentTypeError(f"size must be positive, got {text!r}")
@@ -138,6 +145,12 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--kv-dtype", default="bf16", help="KV-cache precision: fp32, bf16, fp16, fp8 (default: bf16)")
     c.add_argument("--avg-input", type=_positive_int, required=True, help="mean prompt tokens per request (before tokenslim)")
     c.add_argument("--p95-input", type=_positive_int, default=None, help="95th-percentile prompt tokens (before tokenslim)")
+    c.add_argument("--max-input", type=_positive_int, default=None,
+                   help="longest prompt to serve (before tokenslim); the advised --max-model-len covers it "
+                        "(without it the advice covers the p95 and says so)")
+    c.add_argument("--reject-rate", type=float, default=0.0,
+                   help="with --from-bench: also advise --max-model-len from the bench's own prompts, rejecting at "
+                        "most this fraction of them (default 0: the longest)")
     c.add_argument("--output", type=_positive_int, default=64, help="generated tokens per request (default: 64)")
     c.add_argument("--reduction", type=float, default=None,
                    help="fraction of prompt tokens tokenslim removes (0.4 = 40%%); overrides --from-bench")
@@ -196,8 +209,8 @@ def _cmd_bench(args: argparse.Namespace, argv: Sequence[str]) -> int:
     return 0
 
 
-def _bench_ratios(path: Path) -> tuple[float, float, str]:
-    """Mean and p95 prompt-token ratios (last row / baseline) from a bench JSON, and where they came from."""
+def _bench_tokens(path: Path) -> tuple[list[int], list[int], str]:
+    """Per-question prompt tokens of the baseline and of the last row of a bench JSON, and where they came from."""
     from tokenslim.bench import metrics, report
     from tokenslim.errors import InputError
 
@@ -208,30 +221,40 @@ def _bench_ratios(path: Path) -> tuple[float, float, str]:
     final = [r["tokens_model"] for r in examples.get(last["stage"], [])]
     if not base or not final:
         raise InputError(f"{str(path)!r} has no per-example token counts; rerun tokenslim bench")
-    mean_ratio = (sum(final) / len(final)) / (sum(base) / len(base))
-    p95_ratio = (metrics.percentile(final, 95) or 0.0) / (metrics.percentile(base, 95) or 1.0)
     meta = rep.get("meta", {})
     source = (
         f"measured by {str(path)!r}: {first['stage']} -> {last['stage']} on {len(base)} {meta.get('dataset', '?')} "
         f"questions, {meta.get('model', '?')} tokenizer"
     )
-    return mean_ratio, p95_ratio, source
+    return base, final, source
+
+
+def _bench_ratios(path: Path) -> tuple[float, float, float, str]:
+    """Mean, p95 and max prompt-token ratios (last row / baseline) from a bench JSON, and where they came from."""
+    from tokenslim.bench import metrics
+
+    base, final, source = _bench_tokens(path)
+    mean_ratio = (sum(final) / len(final)) / (sum(base) / len(base))
+    p95_ratio = (metrics.percentile(final, 95) or 0.0) / (metrics.percentile(base, 95) or 1.0)
+    return mean_ratio, p95_ratio, max(final) / max(base), source
 
 
 def _cmd_capacity(args: argparse.Namespace, argv: Sequence[str]) -> int:
-    from tokenslim.capacity import plan_capacity
+    from tokenslim.capacity import advise_max_model_len, plan_capacity
     from tokenslim.errors import ConfigError
 
+    if not 0 <= args.reject_rate < 1:
+        raise ConfigError(f"--reject-rate is a fraction in [0, 1), got {args.reject_rate}")
     p95 = args.p95_input if args.p95_input is not None else args.avg_input
     if args.reduction is not None:
         if not 0 <= args.reduction < 1:
             raise ConfigError(f"--reduction is a fraction in [0, 1), got {args.reduction}")
-        mean_ratio = p95_ratio = 1 - args.reduction
+        mean_ratio = p95_ratio = max_ratio = 1 - args.reduction
         source = "given by --reduction"
     elif args.from_bench is not None:
-        mean_ratio, p95_ratio, source = _bench_ratios(args.from_bench)
+        mean_ratio, p95_ratio, max_ratio, source = _bench_ratios(args.from_bench)
     else:
-        mean_ratio = p95_ratio = 1.0
+        mean_ratio = p95_ratio = max_ratio = 1.0
         source = "none given (pass --from-bench results/<run>/bench.json or --reduction)"
     plan = plan_capacity(
         args.model,
@@ -240,15 +263,26 @@ def _cmd_capacity(args: argparse.Namespace, argv: Sequence[str]) -> int:
         p95_input_tokens=p95,
         avg_input_tokens_after=args.avg_input * mean_ratio,
         p95_input_tokens_after=p95 * p95_ratio,
+        max_input_tokens=args.max_input,
+        max_input_tokens_after=None if args.max_input is None else args.max_input * max_ratio,
         output_tokens=args.output,
         weight_dtype=args.weight_dtype,
         kv_dtype=args.kv_dtype,
         gpu_memory_utilization=args.gpu_memory_utilization,
     )
+    measured: dict[str, Any] = {}
+    if args.from_bench is not None:
+        base, final, _ = _bench_tokens(args.from_bench)
+        for key, lengths in (("before", base), ("after", final)):
+            length, rejected = advise_max_model_len(lengths, args.output, reject_rate=args.reject_rate)
+            measured[key] = {"max_model_len": length, "rejected": rejected, "requests": len(lengths)}
     if args.json:
         import json
 
-        print(json.dumps(dict(plan.to_dict(), reduction_source=source), indent=1))
+        extra = {"reduction_source": source}
+        if measured:
+            extra["max_model_len_from_bench"] = dict(measured, reject_rate=args.reject_rate)
+        print(json.dumps(dict(plan.to_dict(), **extra), indent=1))
         return 0
     print(f"tokenslim capacity: model {args.model}, weights {args.weight_dtype}, KV cache {args.kv_dtype}")
     print(
@@ -258,7 +292,13 @@ def _cmd_capacity(args: argparse.Namespace, argv: Sequence[str]) -> int:
     print(f"token reduction: {100 * (1 - mean_ratio):.1f}% avg, {100 * (1 - p95_ratio):.1f}% p95 ({source})")
     print(plan.to_table())
     print(f"advice: serve with --max-model-len {plan.max_model_len_after} "
-          f"(max concurrent requests {plan.max_concurrent_before} -> {plan.max_concurrent_after})")
+          f"(covers the {plan.advice_basis} prompt; max concurrent requests {plan.max_concurrent_before} -> "
+          f"{plan.max_concurrent_after})")
+    if measured:
+        b, a = measured["before"], measured["after"]
+        print(f"on the bench's {a['requests']} prompts (+{args.output} output), reject rate <= {args.reject_rate:g}: "
+              f"--max-model-len {b['max_model_len']} before (rejects {100 * b['rejected']:.1f}%), "
+              f"{a['max_model_len']} after (rejects {100 * a['rejected']:.1f}%)")
     return 0
 
 
