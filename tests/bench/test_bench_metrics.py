@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
 from tokenslim.bench import datasets
@@ -81,6 +82,27 @@ def test_bootstrap_ci_contains_mean_and_is_reproducible() -> None:
     empty = M.bootstrap_ci([None, None])
     assert empty.n == 0 and math.isnan(empty.mean) and empty.fmt() == "-"
     assert M.bootstrap_ci([0.5]).low == M.bootstrap_ci([0.5]).high == 0.5
+
+
+def test_wilson_interval_is_not_degenerate_at_the_edges() -> None:
+    ci = M.wilson_ci([1.0] * 20)
+    assert ci.mean == 1.0 and ci.high == pytest.approx(1.0)
+    assert ci.low == pytest.approx(0.8389, abs=1e-3)  # the textbook Wilson bound for 20/20
+    half = M.wilson_ci([1.0, 0.0] * 50 + [None])
+    assert half.n == 100 and half.low < 0.5 < half.high
+    assert M.wilson_ci([]).n == 0
+    with pytest.raises(ValueError):
+        M.wilson_ci([0.5])
+
+
+def test_bca_interval_of_a_mean() -> None:
+    rng = np.random.default_rng(1)
+    values = list(rng.uniform(0, 1, 200))
+    ci = M.bca_ci(values, seed=2)
+    assert ci.low < ci.mean < ci.high and ci.high - ci.low < 0.2
+    assert M.bca_ci(values, seed=2) == ci
+    assert M.bca_ci([0.7] * 5).low == M.bca_ci([0.7] * 5).high == 0.7
+    assert M.bca_ci([None]).n == 0
 
 
 def test_paired_bootstrap_separates_real_loss_from_noise() -> None:

@@ -16,7 +16,7 @@ from typing import Any, Iterator
 from tokenslim._chunk import Chunk, Message
 from tokenslim.errors import InputError
 
-__all__ = ["Example", "data_dir", "load", "DATASETS"]
+__all__ = ["Example", "data_dir", "load", "DATASETS", "FORMATS", "as_format"]
 
 
 @dataclass
@@ -172,6 +172,56 @@ def multihop_rag(limit: int | None = None) -> list[Example]:
 
 
 DATASETS = {"hotpotqa": hotpotqa, "nq": nq, "qmsum": qmsum, "sgd": sgd, "multihop_rag": multihop_rag}
+
+
+def _html_page(title: str, text: str) -> str:
+    """A minimal HTML page holding ``text`` as paragraphs, titled ``title`` (escaped)."""
+    import html
+
+    paras = "".join(f"<p>{html.escape(p)}</p>" for p in text.split("\n") if p.strip())
+    return f"<html><head><title>{html.escape(title)}</title></head><body><article>{paras}</article></body></html>"
+
+
+def _reshape(chunk: Chunk, fmt: str) -> Chunk:
+    meta = {k: v for k, v in chunk.metadata.items() if k != "title"}
+    title = str(chunk.metadata.get("title") or "")
+    if fmt == "metadata_title" or not title and fmt != "html":
+        return chunk
+    if fmt == "title_in_text":
+        return Chunk(text=f"{title}: {chunk.text}", id=chunk.id, score=chunk.score, metadata=meta)
+    if fmt == "no_title":
+        return Chunk(text=chunk.text, id=chunk.id, score=chunk.score, metadata=meta)
+    if fmt == "document_title":
+        return Chunk(text=chunk.text, id=chunk.id, score=chunk.score, metadata={**meta, "document_title": title})
+    return Chunk(text=_html_page(title, chunk.text), id=chunk.id, score=chunk.score, metadata=meta)
+
+
+FORMATS: dict[str, str] = {
+    "metadata_title": 'Chunk(paragraph, metadata={"title": t}) (what the loaders build)',
+    "title_in_text": 'Chunk(f"{t}: {paragraph}"), no metadata',
+    "no_title": "paragraph only, no title anywhere",
+    "document_title": "title under LlamaIndex's document_title key",
+    "html": "a raw HTML page per chunk: <title>t</title> and the paragraph in <p>",
+}
+"""The input shapes real loaders and retrievers produce, for :func:`as_format`."""
+
+
+def as_format(examples: list[Example], fmt: str) -> list[Example]:
+    """The same examples with every chunk given in another input shape (see :data:`FORMATS`).
+
+    The loaders put a chunk's title in ``metadata["title"]``; real loaders put it
+    elsewhere or nowhere. Chunks without a title are left as they are, except in
+    ``"html"`` where every chunk becomes a page.
+
+    Raises:
+        InputError: ``fmt`` is not one of :data:`FORMATS`.
+    """
+    if fmt not in FORMATS:
+        raise InputError(f"unknown input format {fmt!r}: use one of {list(FORMATS)}")
+    return [
+        Example(e.id, e.query, [_reshape(c, fmt) for c in e.chunks], e.answers, history=e.history, gold=e.gold)
+        for e in examples
+    ]
 
 
 def load(name: str, limit: int | None = None) -> list[Example]:

@@ -32,6 +32,8 @@ __all__ = [
     "state_retention",
     "CI",
     "bootstrap_ci",
+    "wilson_ci",
+    "bca_ci",
     "paired_bootstrap_ci",
     "percentile",
 ]
@@ -218,6 +220,55 @@ def bootstrap_ci(
     alpha = (1 - confidence) / 2
     low, high = np.quantile(means, [alpha, 1 - alpha])
     return CI(mean, min(float(low), mean), max(float(high), mean), int(x.size), confidence)
+
+
+def wilson_ci(values: Iterable[float | None], *, confidence: float = 0.95) -> CI:
+    """Wilson score interval of a kept/not-kept rate (scipy.stats.binomtest).
+
+    For 0/1 outcomes the percentile bootstrap collapses at the edges (20/20 gives
+    [1.00, 1.00]); Wilson's interval stays honest there (20/20 gives [0.84, 1.00]).
+
+    Args:
+        values: Per-example outcomes, each 0.0 or 1.0; ``None`` / ``nan`` are skipped.
+        confidence: Interval level.
+
+    Raises:
+        ValueError: a value is neither 0 nor 1.
+    """
+    from scipy.stats import binomtest
+
+    x = _clean(values)
+    if x.size == 0:
+        return CI(math.nan, math.nan, math.nan, 0, confidence)
+    if not np.all((x == 0) | (x == 1)):
+        raise ValueError("wilson_ci needs 0/1 outcomes; use bca_ci for means of other scores")
+    k = int(x.sum())
+    ci = binomtest(k, int(x.size)).proportion_ci(confidence_level=confidence, method="wilson")
+    return CI(k / x.size, float(ci.low), float(ci.high), int(x.size), confidence)
+
+
+def bca_ci(
+    values: Iterable[float | None], *, n_resamples: int = 2000, confidence: float = 0.95, seed: int = 0
+) -> CI:
+    """Bias-corrected and accelerated bootstrap interval of the mean (scipy.stats.bootstrap, method="BCa").
+
+    Use it for means of continuous scores (term recall, F1); for 0/1 rates use
+    :func:`wilson_ci`. Fixed seed: same data, same interval. When every value is the
+    same the interval is that value (BCa is undefined there).
+    """
+    from scipy.stats import bootstrap
+
+    x = _clean(values)
+    if x.size == 0:
+        return CI(math.nan, math.nan, math.nan, 0, confidence)
+    mean = float(x.mean())
+    if x.size == 1 or np.all(x == x[0]):
+        return CI(mean, mean, mean, int(x.size), confidence)
+    res = bootstrap(
+        (x,), np.mean, n_resamples=n_resamples, confidence_level=confidence, method="BCa", random_state=np.random.default_rng(seed)
+    )
+    low, high = float(res.confidence_interval.low), float(res.confidence_interval.high)
+    return CI(mean, min(low, mean), max(high, mean), int(x.size), confidence)
 
 
 def paired_bootstrap_ci(
