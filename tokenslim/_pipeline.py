@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import re
 import time
 from typing import Any, Iterable, Literal, Sequence
@@ -13,6 +14,7 @@ from tokenslim.tokenizers import Tokenizer, get_tokenizer
 
 __all__ = ["Pipeline", "default_pipeline"]
 
+logger = logging.getLogger("tokenslim")
 _NAME_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 OnError = Literal["raise", "skip"]
 
@@ -116,6 +118,53 @@ class Pipeline:
             self._tok = get_tokenizer(self.tokenizer)
         return self._tok
 
+    # -- saving and loading ---------------------------------------------------------
+    def to_config(self) -> dict[str, Any]:
+        """The pipeline as plain data (JSON-safe; TOML-safe unless a parameter is set to
+        ``None`` where its default is not): settings, then each step's registered stage
+        name and every parameter. Custom stages must be registered
+        (:func:`tokenslim.register_stage`).
+
+        Raises:
+            ConfigError: a stage is not registered, or a value (a callable, a tokenizer
+                object) cannot be written as data.
+
+        Example:
+            >>> import json, tokenslim
+            >>> p = tokenslim.default_pipeline(token_budget=500)
+            >>> q = tokenslim.Pipeline.from_config(json.loads(json.dumps(p.to_config())))
+            >>> q.to_config() == p.to_config(), q["budget"].max_tokens
+            (True, 500)
+        """
+        from tokenslim._config import pipeline_to_config
+
+        return pipeline_to_config(self)
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any]) -> "Pipeline":
+        """Rebuild a pipeline from :meth:`to_config`'s dict (stages looked up by name in the
+        registry, then validated).
+
+        Raises:
+            ConfigError: unknown keys, stage names or parameters, or invalid values.
+        """
+        from tokenslim._config import pipeline_from_config
+
+        return pipeline_from_config(config, cls)
+
+    def warm_up(self) -> float:
+        """Run one small request so imports, tokenizer files and any model a stage loads
+        are paid for now rather than by the first real request. Returns the seconds taken."""
+        t0 = time.perf_counter()
+        self.run(
+            "Who wrote the play?",
+            [Chunk("<p>The play was written by an author in 1600.</p>", score=1.0), "The play was written by an author."],
+            history=[{"role": "user", "content": "Hello."}, {"role": "assistant", "content": "Hi, how can I help?"}],
+        )
+        seconds = time.perf_counter() - t0
+        logger.info("warm-up took %.3f s", seconds)
+        return seconds
+
     # -- running --------------------------------------------------------------------
     def run(
         self,
@@ -148,7 +197,11 @@ class Pipeline:
         unknown = disabled - set(self.named_steps)
         if unknown:
             raise ConfigError(f"disable names unknown steps {sorted(unknown)}; steps are {list(self.named_steps)}")
-        result = Result.create(query, chunks, history, system_prompt, tokenizer=self.get_tokenizer())
+        try:
+            result = Result.create(query, chunks, history, system_prompt, tokenizer=self.get_tokenizer())
+        except InputError as exc:
+            logger.warning("refused input: %s: %s", type(exc).__name__, exc)
+            raise
         for name, stage in self._named():
             if name in disabled:
                 continue
@@ -174,17 +227,20 @@ class Pipeline:
             out = stage(result)
             if not isinstance(out, Result):
                 raise StageError(f"stage {name!r} returned {type(out).__name__} instead of a Result", stage=name)
-        except (InputError, BudgetExceeded, ConfigError):
-            raise  # about the request or the configuration: failing open would hide it
+        except (InputError, BudgetExceeded, ConfigError) as exc:
+            # about the request or the configuration: failing open would hide it
+            logger.warning("stage %r refused the request: %s: %s", name, type(exc).__name__, exc)
+            raise
         except TokenSlimError as exc:
             if self.on_error == "raise":
                 raise
-            out, error = self._recover(snapshot, exc)
+            out, error = self._recover(snapshot, exc, name)
         except Exception as exc:
             wrapped = StageError(f"stage {name!r} failed: {type(exc).__name__}: {exc}", stage=name)
             if self.on_error == "raise":
                 raise wrapped from exc
-            out, error = self._recover(snapshot, wrapped)
+            wrapped.__cause__ = exc
+            out, error = self._recover(snapshot, wrapped, name)
         seconds = time.perf_counter() - t0
         out.current_stage = outer
         out.report.append(
@@ -202,11 +258,18 @@ class Pipeline:
                 error=error,
             )
         )
+        if logger.isEnabledFor(logging.DEBUG):
+            rep = out.report[-1]
+            logger.debug("stage %r: %d -> %d tokens, %d drops, %.2f ms", name, rep.tokens_in, rep.tokens_out,
+                         len(rep.drops), seconds * 1000)
         return out
 
     @staticmethod
-    def _recover(snapshot: Result | None, exc: Exception) -> tuple[Result, str]:
+    def _recover(snapshot: Result | None, exc: Exception, name: str) -> tuple[Result, str]:
         assert snapshot is not None
+        cause = exc.__cause__ if isinstance(exc.__cause__, Exception) else exc
+        logger.warning("stage %r failed, its input passes through (on_error='skip'): %s: %s",
+                       name, type(cause).__name__, cause, exc_info=cause)
         return snapshot, f"{type(exc).__name__}: {exc}"
 
 

@@ -271,6 +271,40 @@ class Result:
         """The whole prompt as one string (what :meth:`prompt_tokens` counts)."""
         return "\n".join(self.prompt_pieces())
 
+    def to_dict(self, *, text: bool = False) -> dict[str, Any]:
+        """A JSON-safe record of this request for logs: token counts, the per-stage report,
+        surviving chunk ids and every drop (stage, kind, reason, detail, chunk id, tokens).
+
+        Args:
+            text: Also include the query, system prompt, surviving chunk texts, history
+                and each dropped item's text. Off by default, so request logs carry no
+                user content unless asked to.
+        """
+        out: dict[str, Any] = {
+            "tokenizer": self.tokenizer.name,
+            "tokens_before": self.tokens_before,
+            "tokens_after": self.tokens_after,
+            "chunks": [{"id": c.id, "score": c.score, "tokens": self.count(c.text)} for c in self.chunks],
+            "turns": len(self.history),
+            "stages": [r.as_dict() for r in self.report],
+            "drops": [
+                {"stage": d.stage, "kind": d.kind, "reason": d.reason, "detail": d.detail,
+                 "chunk_id": d.chunk_id, "tokens": d.tokens}
+                for d in self.drops
+            ],
+            "errors": {r.name: r.error for r in self.report if r.error},
+        }
+        if text:
+            out["query"] = self.query
+            out["system_prompt"] = self.system_prompt
+            out["history"] = [dict(m) for m in self.history]
+            for entry, c in zip(out["chunks"], self.chunks):
+                entry["text"] = c.text
+            for entry, d in zip(out["drops"], self.drops):
+                item = d.item
+                entry["text"] = item.text if isinstance(item, Chunk) else item.get("content") if isinstance(item, dict) else str(item)
+        return out
+
     def dropped(self, *, reason: str | None = None, stage: str | None = None) -> list[Drop]:
         """Drops filtered by reason and/or stage."""
         return [d for d in self.drops if (reason is None or d.reason == reason) and (stage is None or d.stage == stage)]

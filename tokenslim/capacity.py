@@ -125,7 +125,8 @@ def _read_config_file(config: str | os.PathLike[str]) -> dict[str, Any]:
                 f"a transformers config or one of {sorted(KNOWN_MODELS)}"
             )
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        return data
     except (OSError, ValueError) as exc:
         raise ConfigError(f"could not read model config {str(path)!r}: {exc}") from exc
 
@@ -177,7 +178,7 @@ def kv_layout(config: Any) -> KVLayout:
         num_layers=layers,
         values_per_layer=values,
         sliding_layers=sliding,
-        sliding_window=int(window) if sliding else None,
+        sliding_window=int(window) if sliding and window is not None else None,
     )
 
 

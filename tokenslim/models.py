@@ -157,7 +157,10 @@ def model_path(name: str = DEFAULT_MODEL, cache_dir: str | os.PathLike[str] | No
     if importlib.util.find_spec(spec.module) is None:
         raise _missing(spec)
     root.mkdir(parents=True, exist_ok=True)
-    from filelock import FileLock
+    try:
+        from filelock import FileLock
+    except ImportError as exc:
+        raise MissingDependency("filelock", extra="models", feature=f"The {spec.name!r} model") from exc
 
     with FileLock(str(root / f".{spec.folder}.lock")):
         if (target / "config.json").is_file():  # another process finished first

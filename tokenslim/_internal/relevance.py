@@ -84,7 +84,7 @@ def _bm25_class() -> Any:
     """
     from rank_bm25 import BM25Okapi
 
-    class _LuceneBM25(BM25Okapi):
+    class _LuceneBM25(BM25Okapi):  # type: ignore[misc]  # rank-bm25 ships no types
         def _calc_idf(self, nd: dict[str, int]) -> None:
             self.idf = {w: math.log(1.0 + (self.corpus_size - n + 0.5) / (n + 0.5)) for w, n in nd.items()}
 
@@ -108,7 +108,8 @@ def bm25_scores(query_terms: Sequence[str], docs: Sequence[str | Sequence[str]])
     if not toks or not query_terms or not any(toks):
         return np.zeros(len(toks))
     bm = _bm25_class()([t or [""] for t in toks])
-    return np.maximum(bm.get_scores(list(dict.fromkeys(query_terms))), 0.0)
+    scores: np.ndarray = np.maximum(bm.get_scores(list(dict.fromkeys(query_terms))), 0.0)
+    return scores
 
 
 def load_embedding_model() -> Any:

@@ -75,17 +75,16 @@ def _blocks(text: str) -> list[tuple[int, int, bool]]:
             j = i + 1
             while j < len(lines) and not text[lines[j][0] : lines[j][1]].lstrip().startswith(fence):
                 j += 1
-            end = lines[min(j, len(lines) - 1)][1]
-            out.append((s, end, True))
+            out.append((s, lines[min(j, len(lines) - 1)][1], True))
             i = j + 1
             continue
         if _JSON_START.match(line):
-            end = _balanced_json_end(text, s + len(line) - len(line.lstrip()))
-            if end is not None and end > s:
+            json_end = _balanced_json_end(text, s + len(line) - len(line.lstrip()))
+            if json_end is not None and json_end > s:
                 # extend to the end of the line holding the close bracket
-                while i < len(lines) and lines[i][1] < end:
+                while i < len(lines) and lines[i][1] < json_end:
                     i += 1
-                out.append((s, lines[i][1] if i < len(lines) else end, True))
+                out.append((s, lines[i][1] if i < len(lines) else json_end, True))
                 i += 1
                 continue
         if _TABLE.match(line) or line.startswith(("    ", "\t")) and line.strip():

@@ -8,10 +8,16 @@ when a backend is created.
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tokenslim.backends._base import Backend, Measurement
 from tokenslim.errors import ConfigError
+
+if TYPE_CHECKING:  # explicit re-exports for type checkers; at run time they load on first use
+    from tokenslim.backends.fake_backend import FakeBackend as FakeBackend
+    from tokenslim.backends.hf_backend import HFBackend as HFBackend
+    from tokenslim.backends.openai_backend import OpenAIBackend as OpenAIBackend
+    from tokenslim.backends.vllm_backend import VLLMBackend as VLLMBackend
 
 __all__ = ["Backend", "Measurement", "VLLMBackend", "HFBackend", "OpenAIBackend", "FakeBackend", "get_backend", "BACKENDS"]
 
@@ -51,8 +57,11 @@ def get_backend(name: str, model: str | None = None, **kw: Any) -> Backend:
         raise ConfigError(f"unknown backend {name!r}; expected one of {sorted(BACKENDS)}")
     module, cls_name = BACKENDS[name]
     cls = getattr(importlib.import_module(module), cls_name)
+    backend: Backend
     if name == "fake":
-        return cls(**kw)
-    if name == "openai":
-        return cls(model=model, **kw)
-    return cls(model, **kw)
+        backend = cls(**kw)
+    elif name == "openai":
+        backend = cls(model=model, **kw)
+    else:
+        backend = cls(model, **kw)
+    return backend

@@ -56,7 +56,7 @@ def data_dir() -> Path:
     )
 
 
-def _jsonl_gz(path: Path) -> Iterator[dict]:
+def _jsonl_gz(path: Path) -> Iterator[dict[str, Any]]:
     with gzip.open(path, "rt", encoding="utf-8") as f:
         for line in f:
             if line.strip():

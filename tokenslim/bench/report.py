@@ -43,7 +43,7 @@ def model_name(meta: Mapping[str, Any]) -> str:
 
 
 def _label(row: Mapping[str, Any]) -> str:
-    return row["stage"] + ("" if row["changed"] or row["stage"] == "baseline" else " (=)")
+    return str(row["stage"]) + ("" if row["changed"] or row["stage"] == "baseline" else " (=)")
 
 
 def _cost_rows(rep: Mapping[str, Any]) -> tuple[list[str], list[list[str]]]:
@@ -110,9 +110,10 @@ def _quality_rows(rep: Mapping[str, Any]) -> tuple[list[str], list[list[str]]]:
 
 def _fixed(head: list[str], rows: list[list[str]]) -> list[str]:
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(head)]
-    fmt = lambda cells: "  ".join(  # noqa: E731
-        c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))
-    )
+
+    def fmt(cells: list[str]) -> str:
+        return "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+
     lines = [fmt(head), "-" * len(fmt(head))]
     lines.extend(fmt(r) for r in rows)
     return lines
@@ -170,7 +171,10 @@ def text_table(rep: Mapping[str, Any]) -> str:
 
 
 def _md_table(head: list[str], rows: list[list[str]]) -> list[str]:
-    esc = lambda c: c.replace("|", "\\|")  # noqa: E731
+
+    def esc(c: str) -> str:
+        return c.replace("|", "\\|")
+
     out = ["| " + " | ".join(esc(h) for h in head) + " |", "|" + "|".join("---" if i == 0 else "---:" for i in range(len(head))) + "|"]
     out.extend("| " + " | ".join(esc(c) for c in r) + " |" for r in rows)
     return out

@@ -31,7 +31,7 @@ from tokenslim._result import Result
 from tokenslim.backends._base import Backend, Measurement
 from tokenslim.bench import metrics as M
 from tokenslim.bench.datasets import Example
-from tokenslim.errors import ConfigError, InputError
+from tokenslim.errors import ConfigError, InputError, MissingDependency
 from tokenslim.tokenizers import Tokenizer, get_tokenizer
 
 __all__ = ["DEFAULT_INSTRUCTION", "BenchReport", "run_ablation", "stage_labels", "context_text", "first_line"]
@@ -334,7 +334,10 @@ def run_ablation(
     if concurrency < 0:
         raise ConfigError(f"concurrency must be >= 0, got {concurrency}")
     pipeline.validate()
-    from tqdm.auto import tqdm
+    try:
+        from tqdm.auto import tqdm  # type: ignore[import-untyped,unused-ignore]
+    except ImportError as exc:
+        raise MissingDependency("tqdm", extra="bench", feature="tokenslim bench") from exc
 
     cl100k = get_tokenizer(None)
     labels = stage_labels(pipeline)

@@ -30,7 +30,18 @@ _MODULES = {
     "TrimTopK": "trim_top_k",
 }
 
-__all__ = ["Stage", "BaseStage", *_MODULES]
+# Written out (not built from _MODULES) so type checkers see the explicit re-exports.
+__all__ = [
+    "Stage",
+    "BaseStage",
+    "Budget",
+    "CompressDocuments",
+    "Dedupe",
+    "Reorder",
+    "StripHTML",
+    "SummarizeConversation",
+    "TrimTopK",
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import math
 from dataclasses import dataclass, field
 from typing import Callable
@@ -16,6 +17,7 @@ from tokenslim.stages._base import BaseStage, check
 __all__ = ["Budget"]
 
 REASON = "over_budget"
+logger = logging.getLogger("tokenslim")
 
 
 @dataclass
@@ -179,4 +181,8 @@ class Budget(BaseStage):
             chunks = [*chunks[:-1], new]
         result.chunks = chunks
         result.history = plan.history
+        logger.info(
+            "budget cut: %d items removed%s to fit %d prompt tokens",
+            len(plan.dropped), ", 1 chunk truncated" if plan.shortened else "", self.limit,
+        )
         return result

@@ -196,8 +196,9 @@ class _Planner:
     def overlaps(self, min_chars: int, count: Callable[[str], int]) -> None:
         groups: dict[str, list[int]] = {}
         for i in self.alive:
-            if self.sources[i] is not None:
-                groups.setdefault(self.sources[i], []).append(i)
+            source = self.sources[i]
+            if source is not None:
+                groups.setdefault(source, []).append(i)
         for members in groups.values():
             # (member indices, body, whitespace-folded body, overlapping chars removed)
             spans = [([i], self.bodies[i], squash_spaces(self.bodies[i]), 0) for i in members]
@@ -275,7 +276,7 @@ class _Planner:
         for keep, gone in self.absorbed.items():
             members = [keep, *gone]
             prior = [str(x) for g in members for x in self.chunks[g].metadata.get("merged_ids", [])]
-            scores = [self.chunks[g].score for g in members if self.chunks[g].score is not None]
+            scores = [s for g in members if (s := self.chunks[g].score) is not None]
             sources = [self.sources[g] for g in members if self.sources[g] is not None]
             meta: dict[str, Any] = {
                 "merged_ids": list(dict.fromkeys(prior + [str(self.chunks[g].id) for g in gone])),

@@ -35,7 +35,7 @@ class HFTokenizer:
                     try:
                         from transformers import AutoTokenizer
                     except ImportError as exc:
-                        raise MissingDependency("transformers", extra="hf", feature="Hugging Face tokenizers") from exc
+                        raise MissingDependency("transformers", extra="models", feature="Hugging Face tokenizers") from exc
                     path = os.fspath(self.tokenizer)
                     local = os.path.isdir(os.path.expanduser(path)) or os.environ.get("HF_HUB_OFFLINE") == "1"
                     try:
@@ -56,7 +56,7 @@ class HFTokenizer:
         return len(self.encode(text))
 
     def decode(self, ids: list[int]) -> str:
-        return self._get().decode(ids)
+        return str(self._get().decode(ids))
 
     def __repr__(self) -> str:
         return f"HFTokenizer({self.name!r})"

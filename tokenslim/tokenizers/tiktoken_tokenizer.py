@@ -63,7 +63,7 @@ class TiktokenTokenizer:
         return self._enc
 
     def encode(self, text: str) -> list[int]:
-        return self._get().encode_ordinary(text)
+        return list(self._get().encode_ordinary(text))
 
     def count(self, text: str) -> int:
         if not text:
@@ -71,7 +71,7 @@ class TiktokenTokenizer:
         return len(self._get().encode_ordinary(text))
 
     def decode(self, ids: list[int]) -> str:
-        return self._get().decode(ids)
+        return str(self._get().decode(ids))
 
     def __repr__(self) -> str:
         return f"TiktokenTokenizer({self.name!r})"
