@@ -279,7 +279,7 @@ def _cmd_capacity(args: argparse.Namespace, argv: Sequence[str]) -> int:
     if args.json:
         import json
 
-        extra = {"reduction_source": source}
+        extra: dict[str, Any] = {"reduction_source": source}
         if measured:
             extra["max_model_len_from_bench"] = dict(measured, reject_rate=args.reject_rate)
         print(json.dumps(dict(plan.to_dict(), **extra), indent=1))
