@@ -16,6 +16,7 @@ from typing import Any
 from tokenslim import errors
 from tokenslim._chunk import Chunk, Message
 from tokenslim._pipeline import Pipeline, default_pipeline
+from tokenslim._internal.titles import TITLE_KEYS, chunk_title
 from tokenslim._registry import register_stage, registered_stages
 from tokenslim._result import Drop, Result, StageReport
 from tokenslim.tokenizers import Tokenizer, get_tokenizer
@@ -35,12 +36,14 @@ __all__ = [
     "Tokenizer",
     "get_tokenizer",
     "extract_main_text",
+    "chunk_title",
+    "TITLE_KEYS",
     "errors",
     "stages",
     "__version__",
 ]
 
-for _obj in (Chunk, Pipeline, default_pipeline, register_stage, registered_stages, Result, Drop, StageReport, get_tokenizer):
+for _obj in (Chunk, Pipeline, default_pipeline, register_stage, registered_stages, Result, Drop, StageReport, get_tokenizer, chunk_title):
     _obj.__module__ = "tokenslim"
 
 

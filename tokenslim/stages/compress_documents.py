@@ -9,8 +9,9 @@ from typing import Callable, Sequence
 from tokenslim._chunk import Chunk
 from tokenslim._internal.relevance import Relevance, bridge_scores, chunk_relevance, relevance_scores, terms
 from tokenslim._internal.sentences import join_spans, split_spans
+from tokenslim._internal.titles import chunk_title, title_end
 from tokenslim._result import Result
-from tokenslim.stages._base import BaseStage, check
+from tokenslim.stages._base import BaseStage, check, check_str_list
 
 __all__ = ["CompressDocuments", "plan_compression", "Plan"]
 
@@ -54,6 +55,7 @@ def plan_compression(
     bridge_weight: float,
     anaphora: bool,
     relevance: Relevance,
+    title_keys: Sequence[str] | None = None,
 ) -> Plan:
     """Decide which sentences to keep (pure: reads its arguments, changes nothing).
 
@@ -75,8 +77,10 @@ def plan_compression(
     budget = max(float(sum(sizes)) * ratio, float(min(min_tokens, sum(sizes))))
     if max_tokens is not None:
         budget = min(budget, float(max_tokens))
-    chunk_titles = [_title(c) for c in chunks]
-    chunk_rel, direct_rel = chunk_relevance(query, [c.text for c in chunks], chunk_titles, title_weight, hop_weight)
+    chunk_titles = [chunk_title(c.text, c.metadata, title_keys) for c in chunks]
+    # a title the text opens with ("Title: ...", "# ...", f"{title}: {text}") is scored as the title, not as text
+    cut = [title_end(c.text, t) for c, t in zip(chunks, chunk_titles)]
+    chunk_rel, direct_rel = chunk_relevance(query, [c.text[k:] for c, k in zip(chunks, cut)], chunk_titles, title_weight, hop_weight)
     keep: list[list[int] | None] = [None] * len(chunks)
     units: list[tuple[int, int]] = []
     used = 0.0
@@ -89,11 +93,12 @@ def plan_compression(
     if not units:
         return Plan(spans, keep, chunk_rel, budget)
     texts = [chunks[i].text[spans[i][j][0] : spans[i][j][1]] for i, j in units]
+    scored = [chunks[i].text[max(spans[i][j][0], cut[i]) : spans[i][j][1]] for i, j in units]
     titles = [terms(chunk_titles[i]) for i, _ in units]
-    sent_rel = relevance_scores(query, texts, relevance, extra_terms=titles)
+    sent_rel = relevance_scores(query, scored, relevance, extra_terms=titles)
     want = _answer_pattern(query)
     bridge = (
-        bridge_scores(query, texts, [i for i, _ in units], chunk_titles, chunk_rel, direct_rel)
+        bridge_scores(query, scored, [i for i, _ in units], chunk_titles, chunk_rel, direct_rel)
         if bridge_weight > 0
         else [0.0] * len(units)
     )
@@ -101,7 +106,7 @@ def plan_compression(
         chunk_rel[i] * (1.0 + lead_bonus if j == 0 else 1.0)
         + sentence_weight * sent_rel[k]
         - position_penalty * j
-        + (answer_type_bonus * chunk_rel[i] if want is not None and want.search(texts[k]) else 0.0)
+        + (answer_type_bonus * chunk_rel[i] if want is not None and want.search(scored[k]) else 0.0)
         + bridge_weight * bridge[k]
         for k, (i, j) in enumerate(units)
     ]
@@ -146,11 +151,6 @@ def _answer_pattern(query: str) -> "re.Pattern[str] | None":
     return None
 
 
-def _title(chunk: Chunk) -> str:
-    title = chunk.metadata.get("title")
-    return title if isinstance(title, str) else ""
-
-
 class CompressDocuments(BaseStage):
     """Keep only the sentences that matter for the query, within one token budget for all chunks.
 
@@ -160,7 +160,8 @@ class CompressDocuments(BaseStage):
     The budget is shared across chunks, so the relevant chunks keep most of their text
     and marginal ones keep a sentence or disappear. Relevance is lexical by default
     (BM25 over chunks and sentences, the chunk's ``metadata["title"]``, and multi-hop
-    links: a chunk whose title is named in a top chunk inherits its relevance), so a
+    links: a chunk whose title is named in a top chunk inherits its relevance; titles
+    are found wherever the loader put them, see ``title_keys``), so a
     10-chunk prompt compresses in a few milliseconds on CPU without any model.
 
     Recorded: every removed sentence (``kind="sentence"``, reason ``"low_relevance"``),
@@ -194,6 +195,10 @@ class CompressDocuments(BaseStage):
         anaphora: A kept sentence opening with a pronoun brings the sentence before it. Default True.
         relevance: Sentence relevance: ``"bm25"`` (default, fast), ``"embedding"``
             (all-MiniLM-L6-v2 on CPU; tens of ms per prompt) or ``"hybrid"``.
+        title_keys: Metadata keys holding a chunk's title, in order; ``None`` (default)
+            reads :data:`tokenslim.TITLE_KEYS` (``title``, ``document_title``,
+            ``html_title``, ``file_name``, ``source``, ...), then the text's own
+            ``Title:`` line, markdown heading or ``Name: text`` prefix.
     """
 
     def __init__(
@@ -212,6 +217,7 @@ class CompressDocuments(BaseStage):
         bridge_weight: float = 0.4,
         anaphora: bool = True,
         relevance: Relevance = "bm25",
+        title_keys: Sequence[str] | None = None,
     ) -> None:
         self.ratio = ratio
         self.max_tokens = max_tokens
@@ -226,6 +232,7 @@ class CompressDocuments(BaseStage):
         self.bridge_weight = bridge_weight
         self.anaphora = anaphora
         self.relevance = relevance
+        self.title_keys = title_keys
 
     def validate(self) -> None:
         """Raises :class:`~tokenslim.errors.ConfigError` for unusable parameters."""
@@ -250,6 +257,8 @@ class CompressDocuments(BaseStage):
             value = getattr(self, name)
             check(isinstance(value, num) and value >= 0, self, f"{name} must be a number >= 0, got {value!r}")
         check(self.relevance in _RELEVANCE, self, f"relevance must be one of {_RELEVANCE}, got {self.relevance!r}")
+        if self.title_keys is not None:
+            check_str_list(self.title_keys, self, "title_keys")
 
     def apply(self, result: Result) -> Result:
         """Shorten chunks to their kept sentences, recording every removed sentence and chunk."""
@@ -273,6 +282,7 @@ class CompressDocuments(BaseStage):
             bridge_weight=self.bridge_weight,
             anaphora=self.anaphora,
             relevance=self.relevance,
+            title_keys=self.title_keys,
         )
         out: list[Chunk] = []
         for chunk, spans, keep, rel in zip(chunks, plan.spans, plan.keep, plan.chunk_scores):

@@ -7,8 +7,9 @@ from typing import Callable, Sequence
 
 from tokenslim._chunk import Chunk
 from tokenslim._internal.relevance import Relevance, relevance_scores, terms
+from tokenslim._internal.titles import chunk_title
 from tokenslim._result import Result
-from tokenslim.stages._base import BaseStage, check
+from tokenslim.stages._base import BaseStage, check, check_str_list
 
 __all__ = ["TrimTopK", "select_top_k", "Selection"]
 
@@ -71,6 +72,7 @@ def select_top_k(
     max_tokens: int | None,
     mmr_lambda: float | None,
     relevance: Relevance,
+    title_keys: Sequence[str] | None = None,
 ) -> Selection:
     """Decide which chunks to keep (pure: touches nothing but its arguments).
 
@@ -87,7 +89,7 @@ def select_top_k(
         scores = [float(c.score) for c in chunks]  # type: ignore[arg-type]
         source = "retriever"
     else:
-        titles = [terms(str(c.metadata.get("title", ""))) for c in chunks]
+        titles = [terms(chunk_title(c.text, c.metadata, title_keys)) for c in chunks]
         scores = relevance_scores(query, [c.text for c in chunks], relevance, extra_terms=titles)
         source = relevance
     by_score = sorted(range(n), key=lambda i: (-scores[i], i))
@@ -130,7 +132,7 @@ class TrimTopK(BaseStage):
     """Keep only the best chunks: top k, above a score floor, before a score cliff, within a token budget.
 
     Chunks are ranked by their retriever ``score`` when every chunk has one;
-    otherwise by query relevance computed here (BM25 over text + ``metadata["title"]``,
+    otherwise by query relevance computed here (BM25 over text + title, see ``title_keys``,
     MiniLM embeddings, or both), so the stage works on unscored input. Survivors
     keep their input order (ordering is :class:`~tokenslim.stages.Reorder`'s job) and
     get ``metadata["rank"]`` and ``metadata["relevance"]``. Every removed chunk is
@@ -150,6 +152,9 @@ class TrimTopK(BaseStage):
             similarity, so near-duplicate windows of one document give way). ``None``: off.
         relevance: How to score unscored chunks: ``"bm25"`` (fast, default),
             ``"embedding"`` (all-MiniLM-L6-v2 on CPU, offline) or ``"hybrid"``.
+        title_keys: Metadata keys holding a chunk's title (indexed with its text), in
+            order; ``None`` (default) reads :data:`tokenslim.TITLE_KEYS`, then the
+            text's own ``Title:`` line, heading or ``Name: text`` prefix.
     """
 
     def __init__(
@@ -162,6 +167,7 @@ class TrimTopK(BaseStage):
         max_tokens: int | None = None,
         mmr_lambda: float | None = None,
         relevance: Relevance = "bm25",
+        title_keys: Sequence[str] | None = None,
     ) -> None:
         self.k = k
         self.min_score = min_score
@@ -170,6 +176,7 @@ class TrimTopK(BaseStage):
         self.max_tokens = max_tokens
         self.mmr_lambda = mmr_lambda
         self.relevance = relevance
+        self.title_keys = title_keys
 
     def validate(self) -> None:
         """Raises :class:`~tokenslim.errors.ConfigError` for unusable parameters."""
@@ -180,6 +187,8 @@ class TrimTopK(BaseStage):
         check(self.max_tokens is None or (isinstance(self.max_tokens, int) and self.max_tokens > 0), self, f"max_tokens must be a positive int or None, got {self.max_tokens!r}")
         check(self.mmr_lambda is None or (isinstance(self.mmr_lambda, (int, float)) and 0 <= self.mmr_lambda <= 1), self, f"mmr_lambda must be in [0, 1] or None, got {self.mmr_lambda!r}")
         check(self.relevance in _RELEVANCE, self, f"relevance must be one of {_RELEVANCE}, got {self.relevance!r}")
+        if self.title_keys is not None:
+            check_str_list(self.title_keys, self, "title_keys")
 
     def apply(self, result: Result) -> Result:
         """Remove the chunks :func:`select_top_k` rejects, recording each with its reason."""
@@ -197,6 +206,7 @@ class TrimTopK(BaseStage):
             max_tokens=self.max_tokens,
             mmr_lambda=self.mmr_lambda,
             relevance=self.relevance,
+            title_keys=self.title_keys,
         )
         position = {i: p + 1 for p, i in enumerate(sel.rank)}
         out: list[Chunk] = []

@@ -1,0 +1,97 @@
+"""Titles from wherever loaders put them (tokenslim._internal.titles) and their use by the stages."""
+
+from __future__ import annotations
+
+import pytest
+
+import tokenslim
+from tokenslim import Chunk, Pipeline
+from tokenslim._internal.titles import chunk_title, lead_subject, text_title, title_end
+from tokenslim.errors import ConfigError
+from tokenslim.stages import CompressDocuments, TrimTopK
+
+
+@pytest.mark.parametrize(
+    "metadata, title",
+    [
+        ({"title": "Shirley Temple"}, "Shirley Temple"),
+        ({"document_title": "Shirley Temple"}, "Shirley Temple"),  # LlamaIndex
+        ({"html_title": "Shirley Temple"}, "Shirley Temple"),  # StripHTML
+        ({"file_name": "docs/shirley_temple.pdf"}, "shirley temple"),  # SimpleDirectoryReader
+        ({"source": "https://en.wikipedia.org/wiki/Shirley_Temple"}, "Shirley Temple"),  # LangChain loaders
+        ({"meta": {"title": "Shirley Temple"}}, "Shirley Temple"),  # a nested Haystack meta
+        ({"title": "", "document_title": "Shirley Temple"}, "Shirley Temple"),  # empty values are skipped
+        ({"title": 3}, ""),
+    ],
+)
+def test_title_from_metadata_keys(metadata: dict, title: str) -> None:
+    assert chunk_title("she was an actress.", metadata) == title
+
+
+def test_title_keys_choose_and_order_the_keys() -> None:
+    meta = {"title": "A", "heading": "B"}
+    assert chunk_title("x", meta, ["heading", "title"]) == "B"
+    assert chunk_title("x", meta, []) == ""
+    assert tokenslim.TITLE_KEYS[0] == "title"
+
+
+@pytest.mark.parametrize(
+    "text, title",
+    [
+        ("Title: Annual report 2023\nRevenue grew.", "Annual report 2023"),
+        ("# Setup guide\nRun pip install.", "Setup guide"),
+        ("Introduction\nThis paper studies X.", "Introduction"),
+        ("Shirley Temple: Shirley Temple Black was an actress.", "Shirley Temple"),
+        ("Ken St. Andre: Kenneth St. Andre is an author.", "Ken St. Andre"),
+        # not titles: a sentence before a colon, wrapped prose, speaker labels of a transcript
+        ("The answer is: yes, it was.", ""),
+        ("we wrap lines here\nand continue", ""),
+        ("Grad A: hello there.\nGrad B: yes indeed.", ""),
+        ("Shirley Temple Black was an actress.", ""),
+    ],
+)
+def test_title_from_the_text(text: str, title: str) -> None:
+    assert text_title(text) == title
+    assert chunk_title(text, {}) == title
+
+
+def test_title_end_cuts_a_label_not_a_subject() -> None:
+    assert title_end("Q3 report: Revenue grew.", "Q3 report") == len("Q3 report: ")
+    assert title_end("# Q3 report\nRevenue grew.", "Q3 report") == len("# Q3 report\n")
+    assert title_end("Q3 report is out.", "Q3 report") == 0
+    assert title_end("About the Q3 report: x", "Q3 report") == 0
+
+
+@pytest.mark.parametrize(
+    "text, subject",
+    [
+        ("Shirley Temple Black (April 23, 1928 – February 10, 2014) was an actress", "Shirley Temple Black"),
+        ("Kiss and Tell is a 1945 American comedy film", "Kiss and Tell"),
+        ('"The Shining" is a film', "The Shining"),
+        ("Lord High Treasurer of England is an office", "Lord High Treasurer of England"),
+        ("In 1990, the firm grew", ""),
+        ("the cat sat", ""),
+        ("The company said", ""),
+    ],
+)
+def test_lead_subject(text: str, subject: str) -> None:
+    assert lead_subject(text) == subject
+
+
+def test_title_keys_is_validated() -> None:
+    with pytest.raises(ConfigError, match="title_keys"):
+        Pipeline([CompressDocuments(title_keys="title")]).run("q", ["a b c."])
+    with pytest.raises(ConfigError, match="title_keys"):
+        Pipeline([TrimTopK(title_keys=[1])]).run("q", ["a b c."])
+
+
+def test_a_title_under_any_key_ranks_the_chunk() -> None:
+    """The question names the subject only through the title; any loader's key works the same."""
+    q = "Which award did Zorblat Quenchwater win?"
+    for key in ("title", "document_title", "file_name"):
+        chunks = [
+            Chunk("The prize was won in 1990 for her work on rivers.", metadata={key: "Zorblat Quenchwater"}),
+            Chunk("Rivers flow into the sea; rivers carry silt.", metadata={key: "Rivers"}),
+        ]
+        r = Pipeline([TrimTopK(k=1)]).run(q, chunks)
+        assert r.chunks[0].text.startswith("The prize"), key

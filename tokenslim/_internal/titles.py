@@ -1,0 +1,147 @@
+"""A chunk's title, from wherever the loader or retriever put it.
+
+Relevance uses titles twice: the question naming a chunk's subject, and the second
+hop of a multi-hop question (a top chunk naming another chunk's subject). Loaders
+disagree on where the title lives, so :func:`chunk_title` looks, in order, at:
+
+1. metadata, under the first key of ``title_keys`` holding a non-empty string
+   (:data:`TITLE_KEYS`: ``title`` (LangChain, Haystack, tokenslim's loaders),
+   ``document_title`` (LlamaIndex's TitleExtractor), ``html_title`` (StripHTML),
+   ``doc_title``, ``heading``, ``file_name`` (LlamaIndex's SimpleDirectoryReader),
+   ``source`` and ``file_path`` (LangChain / Haystack file loaders); a nested
+   ``meta`` dict (Haystack) is searched the same way. A file name or path gives its
+   stem with ``_``/``-`` as spaces (``reports/q3_revenue.pdf`` -> ``q3 revenue``);
+2. the text's first line: ``Title: ...``, a markdown heading (``# ...``), a short
+   name-like line (capitalised, no end punctuation) followed by more text, or a short
+   name-like ``Name: text`` prefix (``f"{title}: {text}"``), unless ``Name:`` opens
+   several lines (a transcript's speaker labels are not titles);
+3. nothing: ``""``. Relevance then links chunks through the subject their text
+   opens with (see :func:`lead_subject`), which needs no title at all.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Mapping, Sequence
+
+__all__ = ["TITLE_KEYS", "chunk_title", "text_title", "title_end", "lead_subject"]
+
+TITLE_KEYS: tuple[str, ...] = (
+    "title",
+    "document_title",
+    "html_title",
+    "doc_title",
+    "heading",
+    "file_name",
+    "source",
+    "file_path",
+)
+"""Metadata keys read for a chunk's title, in order (the ``title_keys=`` default)."""
+
+_PATH_KEYS = frozenset({"file_name", "source", "file_path"})
+_MAX_WORDS = 12
+_LABEL = re.compile(r"^\s*(?:title|subject|heading)\s*:\s*(\S.*?)\s*$", re.I)
+_HEADING = re.compile(r"^\s*#{1,6}\s+(\S.*?)\s*#*\s*$")
+_PREFIX = re.compile(r"^\s*([^\n:!?]{1,100}?)\s*:\s+\S")
+_LINE_LABEL = re.compile(r"^\s*([^\n:]{1,40}?)\s*:\s", re.M)
+_END = re.compile(r"[.!?;,:]\s*$")
+
+
+def _from_path(value: str) -> str:
+    """``q3 revenue`` for ``reports/q3_revenue.pdf`` or ``https://x.org/wiki/Q3_revenue``."""
+    stem = re.split(r"[/\\]", value.rstrip("/\\"))[-1]
+    stem = re.sub(r"\.[A-Za-z0-9]{1,5}$", "", stem)
+    return " ".join(re.sub(r"[_\-+%]+", " ", stem).split())
+
+
+def _from_metadata(metadata: Mapping[str, Any], keys: Sequence[str]) -> str:
+    for key in keys:
+        value = metadata.get(key)
+        if isinstance(value, str) and value.strip():
+            return _from_path(value) if key in _PATH_KEYS else value.strip()
+    nested = metadata.get("meta")
+    if isinstance(nested, Mapping):
+        return _from_metadata(nested, keys)
+    return ""
+
+
+def _short(line: str) -> bool:
+    return 0 < len(line.split()) <= _MAX_WORDS and any(ch.isalpha() for ch in line)
+
+
+def _name_like(line: str) -> bool:
+    """Short, starts with a capital, and at least half its content words capitalised (or numbers)."""
+    words = [w for w in _CAP_WORD.findall(line) if w.lower() not in _JOINERS]
+    if not _short(line) or not words or not words[0][0].isupper():
+        return False
+    return 2 * sum(w[0].isupper() or w[0].isdigit() for w in words) >= len(words)
+
+
+def text_title(text: str) -> str:
+    """The title a chunk's text opens with, or ``""`` (see the module docstring, step 2)."""
+    head, newline, rest = text.lstrip().partition("\n")
+    for pattern in (_LABEL, _HEADING):
+        m = pattern.match(head)
+        if m and _short(m.group(1)):
+            return m.group(1)
+    if newline and rest.strip() and _name_like(head) and not _END.search(head) and ":" not in head:
+        return head.strip()
+    m = _PREFIX.match(head)
+    if m and _name_like(m.group(1)) and len(_LINE_LABEL.findall(text)) < 2:
+        return m.group(1)
+    return ""
+
+
+def chunk_title(text: str, metadata: Mapping[str, Any], title_keys: Sequence[str] | None = None) -> str:
+    """The chunk's title from its metadata (``title_keys``, default :data:`TITLE_KEYS`), else its text, else ``""``."""
+    return _from_metadata(metadata, TITLE_KEYS if title_keys is None else title_keys) or text_title(text)
+
+
+def title_end(text: str, title: str) -> int:
+    """Where a title the text opens with ends (after its ``:``), or 0 when the text does not open with it.
+
+    ``"Title: Q3 report\n..."``, ``"# Q3 report\n..."`` and ``"Q3 report: ..."`` all open with
+    the title ``"Q3 report"``; relevance then scores it once, as the title. In
+    ``"Q3 report is ..."`` the title is the sentence's subject and stays text.
+    """
+    if not title:
+        return 0
+    at = text.find(title, 0, len(title) + 16)
+    if at < 0 or text[:at].strip(" \t\n#*:").lower() not in ("", "title", "subject", "heading"):
+        return 0
+    end = at + len(title)
+    m = re.match(r"[ \t#*]*(?::[ \t]*\n?|\n)", text[end:])  # a label, not the subject of a sentence
+    return end + m.end() if m else 0
+
+
+_CAP_WORD = re.compile(r"[^\W\d_][\w'’.\-]*|\d[\w'’.\-]*", re.UNICODE)
+_JOINERS = frozenset("of the and for de la le du von van der den di da del y & in on at to a an".split())
+
+
+def lead_subject(text: str, max_words: int = 8) -> str:
+    """The capitalised phrase a text opens with: what the chunk is about, when it names it first.
+
+    ``"Shirley Temple Black (April 23, 1928 – ...) was ..."`` -> ``"Shirley Temple Black"``;
+    ``"Kiss and Tell is a 1945 film"`` -> ``"Kiss and Tell"``; ``"In 1990, the firm ..."`` -> ``""``
+    (lower-case joiners such as *of*, *and*, *de* may sit inside, never at either end).
+    Encyclopedic, news and product text usually names its subject in the first words,
+    so this stands in for a missing title when linking chunks.
+    """
+    words: list[str] = []
+    pos = 0
+    for m in _CAP_WORD.finditer(text, 0, 200):
+        # only spaces between words (opening quotes or brackets allowed before the first)
+        if text[pos : m.start()].strip(" \t" if words else " \t\n\"'“‘(["):
+            break
+        w = m.group(0).rstrip(".")
+        if not w or not (w[0].isupper() or (words and (w[0].isdigit() or w.lower() in _JOINERS))):
+            break
+        words.append(w)
+        pos = m.end()
+        if len(words) >= max_words:
+            break
+    while words and words[-1].lower() in _JOINERS:
+        words.pop()
+    if not any(w[0].isupper() and w.lower() not in _JOINERS for w in words):
+        return ""
+    return " ".join(words)
