@@ -32,6 +32,7 @@ def test_title_keys_choose_and_order_the_keys() -> None:
     meta = {"title": "A", "heading": "B"}
     assert chunk_title("x", meta, ["heading", "title"]) == "B"
     assert chunk_title("x", meta, []) == ""
+    assert CompressDocuments().title_keys == TrimTopK().title_keys == tokenslim.TITLE_KEYS
     assert tokenslim.TITLE_KEYS[0] == "title"
 
 

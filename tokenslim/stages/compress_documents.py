@@ -9,7 +9,7 @@ from typing import Callable, Sequence
 from tokenslim._chunk import Chunk
 from tokenslim._internal.relevance import Relevance, bridge_scores, chunk_relevance, relevance_scores, terms
 from tokenslim._internal.sentences import join_spans, split_spans
-from tokenslim._internal.titles import chunk_title, title_end
+from tokenslim._internal.titles import TITLE_KEYS, chunk_title, title_end
 from tokenslim._result import Result
 from tokenslim.stages._base import BaseStage, check, check_str_list
 
@@ -195,10 +195,10 @@ class CompressDocuments(BaseStage):
         anaphora: A kept sentence opening with a pronoun brings the sentence before it. Default True.
         relevance: Sentence relevance: ``"bm25"`` (default, fast), ``"embedding"``
             (all-MiniLM-L6-v2 on CPU; tens of ms per prompt) or ``"hybrid"``.
-        title_keys: Metadata keys holding a chunk's title, in order; ``None`` (default)
-            reads :data:`tokenslim.TITLE_KEYS` (``title``, ``document_title``,
-            ``html_title``, ``file_name``, ``source``, ...), then the text's own
-            ``Title:`` line, markdown heading or ``Name: text`` prefix.
+        title_keys: Metadata keys holding a chunk's title, in order (default
+            :data:`tokenslim.TITLE_KEYS`: ``title``, ``document_title``,
+            ``html_title``, ``file_name``, ``source``, ...); when none holds one, the
+            text's own ``Title:`` line, markdown heading or ``Name: text`` prefix.
     """
 
     def __init__(
@@ -217,7 +217,7 @@ class CompressDocuments(BaseStage):
         bridge_weight: float = 0.4,
         anaphora: bool = True,
         relevance: Relevance = "bm25",
-        title_keys: Sequence[str] | None = None,
+        title_keys: Sequence[str] = TITLE_KEYS,
     ) -> None:
         self.ratio = ratio
         self.max_tokens = max_tokens
@@ -257,8 +257,7 @@ class CompressDocuments(BaseStage):
             value = getattr(self, name)
             check(isinstance(value, num) and value >= 0, self, f"{name} must be a number >= 0, got {value!r}")
         check(self.relevance in _RELEVANCE, self, f"relevance must be one of {_RELEVANCE}, got {self.relevance!r}")
-        if self.title_keys is not None:
-            check_str_list(self.title_keys, self, "title_keys")
+        check_str_list(self.title_keys, self, "title_keys")
 
     def apply(self, result: Result) -> Result:
         """Shorten chunks to their kept sentences, recording every removed sentence and chunk."""

@@ -7,7 +7,7 @@ from typing import Callable, Sequence
 
 from tokenslim._chunk import Chunk
 from tokenslim._internal.relevance import Relevance, relevance_scores, terms
-from tokenslim._internal.titles import chunk_title
+from tokenslim._internal.titles import TITLE_KEYS, chunk_title
 from tokenslim._result import Result
 from tokenslim.stages._base import BaseStage, check, check_str_list
 
@@ -153,7 +153,7 @@ class TrimTopK(BaseStage):
         relevance: How to score unscored chunks: ``"bm25"`` (fast, default),
             ``"embedding"`` (all-MiniLM-L6-v2 on CPU, offline) or ``"hybrid"``.
         title_keys: Metadata keys holding a chunk's title (indexed with its text), in
-            order; ``None`` (default) reads :data:`tokenslim.TITLE_KEYS`, then the
+            order (default :data:`tokenslim.TITLE_KEYS`); when none holds one, the
             text's own ``Title:`` line, heading or ``Name: text`` prefix.
     """
 
@@ -167,7 +167,7 @@ class TrimTopK(BaseStage):
         max_tokens: int | None = None,
         mmr_lambda: float | None = None,
         relevance: Relevance = "bm25",
-        title_keys: Sequence[str] | None = None,
+        title_keys: Sequence[str] = TITLE_KEYS,
     ) -> None:
         self.k = k
         self.min_score = min_score
@@ -187,8 +187,7 @@ class TrimTopK(BaseStage):
         check(self.max_tokens is None or (isinstance(self.max_tokens, int) and self.max_tokens > 0), self, f"max_tokens must be a positive int or None, got {self.max_tokens!r}")
         check(self.mmr_lambda is None or (isinstance(self.mmr_lambda, (int, float)) and 0 <= self.mmr_lambda <= 1), self, f"mmr_lambda must be in [0, 1] or None, got {self.mmr_lambda!r}")
         check(self.relevance in _RELEVANCE, self, f"relevance must be one of {_RELEVANCE}, got {self.relevance!r}")
-        if self.title_keys is not None:
-            check_str_list(self.title_keys, self, "title_keys")
+        check_str_list(self.title_keys, self, "title_keys")
 
     def apply(self, result: Result) -> Result:
         """Remove the chunks :func:`select_top_k` rejects, recording each with its reason."""
