@@ -28,7 +28,8 @@ HIDDEN_RULES = frozenset(
     (
         "hidden_attribute", "aria_hidden", "display_none", "visibility_hidden", "opacity_0", "font_size_0",
         "text_indent_offscreen", "clip_zero", "transform_offscreen", "offscreen_position", "zero_size_box",
-        "same_color_text", "transparent_text", "stylesheet_hidden", "template", "noscript", "comment", "invisible_chars",
+        "same_color_text", "transparent_text", "content_visibility_hidden", "css_over_budget", "template", "noscript",
+        "comment", "invisible_chars",
     )
 )
 """Rules that remove text a human reader never sees (as opposed to boilerplate)."""

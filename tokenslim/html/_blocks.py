@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from tokenslim.html._hidden import background_of, hidden_rule
+from tokenslim.html._hidden import hidden_rule
+from tokenslim.html._style import ROOT_STATE, State, Styler
 
 __all__ = ["Block", "PageModel", "walk"]
 
@@ -113,14 +114,6 @@ def _subtree_chars(node: Any) -> int:
         return 0
 
 
-def _resets_font_size(node: Any) -> bool:
-    """True when a descendant sets its own font size (the ``font-size:0`` whitespace trick for
-    inline-block layouts), so the text inside is visible after all."""
-    html = node.html or ""
-    first = html.find("font-size")
-    return first >= 0 and html.find("font-size", first + 9) >= 0 and "font-size" in html[html.find(">") + 1 :]
-
-
 _KIND = {"td": "cell", "th": "cell", "li": "li", "dt": "dt", "dd": "dd", "pre": "pre", **{h: h for h in _HEADINGS}}
 
 
@@ -132,17 +125,15 @@ class _Walker:
     pass their text on, which keeps the walk cheap.
     """
 
-    def __init__(self, hidden_classes: frozenset[str] = frozenset(), hidden_ids: frozenset[str] = frozenset()) -> None:
+    def __init__(self, styler: Styler) -> None:
         self.m = PageModel()
-        self.hidden_classes = hidden_classes
-        self.hidden_ids = hidden_ids
+        self.styler = styler
         self.parts: list[str] = []
         self.buf_link = 0
         self.blk: list[int] = []
         self.rows: list[int] = [-1]
         self.link_depth = 0
         self.pre_depth = 0
-        self.bg: list[str | None] = []
         self.hints: dict[str, tuple[int, bool]] = {}  # class/id string -> (weight, is boilerplate)
 
     def flush(self) -> None:
@@ -172,35 +163,27 @@ class _Walker:
         m.link_len[e] += link
         m.commas[e] += text.count(",") + text.count("，") + text.count("、")
 
-    def enter(self, node: Any, tag: str, parent: int) -> int:
-        """Look at an element: -1 skip it, -2 walk its children without a record, else its new index."""
+    def enter(self, node: Any, tag: str, parent: int, state: State) -> tuple[int, State]:
+        """Look at an element: ``(-1, _)`` skip it, ``(-2, state)`` walk its children without a record,
+        else ``(its new index, its state)``."""
         m = self.m
         if tag in SKIP_TAGS:
             _count(m.removed, tag if tag in ("script", "style", "noscript", "template") else "non_content_tag",
                    _subtree_chars(node))
-            return -1
+            return -1, state
         attrs = node.attributes
-        inherited = self.bg[parent] if parent >= 0 else None
-        own_bg = inherited
+        inherited = state.bg
         weight = 0
         neg = tag in NEG_TAGS
         block = tag in BLOCK_TAGS
+        rule = hidden_rule(attrs) if attrs else None
+        if rule is None:
+            rule, state = self.styler.element(node, tag, attrs, state)
+        if rule is not None:
+            _count(m.removed, rule, _subtree_chars(node))
+            return -1, state
+        own_bg = state.bg
         if attrs:
-            rule = hidden_rule(attrs, inherited)
-            if rule == "font_size_0" and _resets_font_size(node):
-                rule = None
-            if rule is None and (self.hidden_classes or self.hidden_ids):
-                cls = attrs.get("class")
-                if (cls and not self.hidden_classes.isdisjoint(cls.lower().split())) or (
-                    (attrs.get("id") or "").lower() in self.hidden_ids
-                ):
-                    rule = "stylesheet_hidden"
-            if rule is not None:
-                _count(m.removed, rule, _subtree_chars(node))
-                return -1
-            style = attrs.get("style")
-            if style and "background" in style:
-                own_bg = background_of(style) or inherited
             hint = f"{attrs.get('class') or ''} {attrs.get('id') or ''}"
             if len(hint) > 1:
                 cached = self.hints.get(hint)
@@ -215,7 +198,7 @@ class _Walker:
         if not block and not neg and own_bg == inherited and tag not in NEG_TAGS:
             if tag == "br":
                 self.parts.append("\n" if self.pre_depth else " \n ")
-            return -2
+            return -2, state
         if tag in ("body", "html", "article", "main"):
             neg = False
         idx = len(m.tag)
@@ -228,7 +211,6 @@ class _Walker:
         m.link_len.append(0)
         m.commas.append(0)
         m.has_block_child.append(False)
-        self.bg.append(own_bg)
         if block:
             if parent >= 0:
                 m.has_block_child[parent] = True
@@ -238,7 +220,7 @@ class _Walker:
                 self.rows.append(idx)
             elif tag == "pre":
                 self.pre_depth += 1
-        return idx
+        return idx, state
 
     def leave(self, idx: int) -> None:
         m = self.m
@@ -261,23 +243,22 @@ class _Walker:
 _LEAVE_LINK = -1  # stack marker: the end of an <a> element
 
 
-def walk(root: Any, hidden_classes: frozenset[str] = frozenset(), hidden_ids: frozenset[str] = frozenset()) -> PageModel:
+def walk(root: Any, styler: Styler, state: State = ROOT_STATE) -> PageModel:
     """Walk the tree under ``root`` (a selectolax node) without recursion.
 
     Args:
         root: The ``<body>`` (or document root) node.
-        hidden_classes: Class names the page's stylesheet hides (see
-            :func:`tokenslim.html._hidden.stylesheet_hidden`).
-        hidden_ids: Element ids the page's stylesheet hides.
+        styler: Computes each element's visibility (see :mod:`tokenslim.html._style`).
+        state: The rendering state ``root`` inherits (from ``<html>``).
 
     Returns:
         The :class:`PageModel` with blocks, element statistics and removal counts.
     """
-    w = _Walker(hidden_classes, hidden_ids)
+    w = _Walker(styler)
     removed = w.m.removed
-    # Stack items: (node, parent_index) to enter; an int >= 0: the index of an element to leave;
-    # _LEAVE_LINK: the end of a link.
-    stack: list[Any] = [(root, -1)]
+    # Stack items: (node, parent_index, inherited state) to enter; an int >= 0: the index of an
+    # element to leave; _LEAVE_LINK: the end of a link.
+    stack: list[Any] = [(root, -1, state)]
     pop = stack.pop
     push = stack.append
     enter = w.enter
@@ -290,11 +271,15 @@ def walk(root: Any, hidden_classes: frozenset[str] = frozenset(), hidden_ids: fr
             else:
                 leave(item)
             continue
-        node, parent = item
+        node, parent, state = item
         tag = node.tag
         if tag == "-text":
             text = node.text_content
             if text:
+                if state.text_rule is not None:
+                    if not text.isspace():
+                        _count(removed, state.text_rule, len(text))
+                    continue
                 w.parts.append(text)
                 if w.link_depth:
                     w.buf_link += len(text.strip())
@@ -304,7 +289,7 @@ def walk(root: Any, hidden_classes: frozenset[str] = frozenset(), hidden_ids: fr
             continue
         if not tag or tag[0] in "-!#_":  # None: processing instructions and other tag-less nodes
             continue
-        idx = enter(node, tag, parent)
+        idx, state = enter(node, tag, parent, state)
         if idx == -1:
             continue
         if tag == "a":
@@ -316,7 +301,7 @@ def walk(root: Any, hidden_classes: frozenset[str] = frozenset(), hidden_ids: fr
         children = []
         child = node.child
         while child is not None:
-            children.append((child, parent))
+            children.append((child, parent, state))
             child = child.next
         if children:
             children.reverse()

@@ -9,9 +9,11 @@ from tokenslim.html import Extraction, Removed
 from tokenslim.html._blocks import walk
 from tokenslim.html._encoding import decode_html
 from tokenslim.html._flatten import cap_depth
-from tokenslim.html._hidden import INVISIBLE_CHARS, stylesheet_hidden
+from tokenslim.html._css import Cascade, build_cascade, collect_sheets
+from tokenslim.html._hidden import INVISIBLE_CHARS, hidden_rule
 from tokenslim.html._render import render
 from tokenslim.html._score import select_blocks
+from tokenslim.html._style import ROOT_STATE, Styler
 
 __all__ = ["run"]
 
@@ -93,8 +95,29 @@ def run(html: str | bytes, *, keep_tables: bool = True) -> Extraction:
     root = tree.body or tree.root
     if root is None:
         return Extraction("", title=title, encoding=encoding, input_chars=len(text))
-    css = "\n".join(node.text() for node in tree.css("style"))
-    model = walk(root, *stylesheet_hidden(css, shown_css=noscript_css)) if css else walk(root)
+    sheets = collect_sheets(tree)
+    if noscript_css:
+        sheets.append(noscript_css)
+    try:
+        cascade = build_cascade(tree, sheets, page=text) if any(sheets) else None
+    except RecursionError:  # CSS nested deeper than Python's stack: undecidable, treated like over budget
+        cascade = Cascade(over_budget=True)
+    if cascade is not None and cascade.over_budget:
+        # Visibility cannot be decided within the matching budget: nothing of the page is passed on.
+        return Extraction("", title=title, encoding=encoding, input_chars=len(text),
+                          removed={"css_over_budget": Removed(1, len(text))})
+    styler = Styler(cascade)
+    state = ROOT_STATE
+    html_node = tree.root
+    if html_node is not None and html_node is not root and html_node.tag == "html":
+        attrs = html_node.attributes
+        rule = hidden_rule(attrs) if attrs else None
+        if rule is None:
+            rule, state = styler.element(html_node, "html", attrs, state)
+        if rule is not None:
+            return Extraction("", title=title, encoding=encoding, input_chars=len(text),
+                              removed={rule: Removed(1, len(text))})
+    model = walk(root, styler, state)
     kept, dropped = select_blocks(model)
     removed = {k: Removed(v[0], v[1]) for k, v in model.removed.items()}
     if noscript is not None:

@@ -14,7 +14,7 @@ __all__ = ["cap_depth", "MAX_DEPTH", "SCAN_ABOVE_TAGS"]
 
 MAX_DEPTH = 512
 SCAN_ABOVE_TAGS = 10_000
-_TAG = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9:-]*)[^>]*?(/?)>")
+_TAG = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9:-]*)[^<>]*?(/?)>")  # [^<>]: a tag never spans another "<", so an unclosed "<a" costs one scan to the next "<"
 _VOID = frozenset(
     "area base br col embed hr img input link meta param source track wbr "
     "p li td th tr option dt dd".split()  # implicitly closed elements never build depth

@@ -1,0 +1,619 @@
+"""A page's author stylesheets, parsed with tinycss2 and matched with lexbor: the cascade of the
+properties that decide whether text is visible.
+
+Why: an instruction hidden by a stylesheet rule (``@media screen{.x{display:none}}``,
+``main p:is(.a,.b)``, ``!important``, a later rule overriding a "show" rule, a sheet in a
+``<link href="data:...">``) is as invisible to a reader as one hidden by an inline style.
+
+What is modelled: ``<style>`` elements and ``data:`` stylesheet links (their ``media``
+attribute), ``@media`` (evaluated for a 1280x800 light-mode screen: ``print`` and other
+non-screen types never apply), ``@supports`` (a modern browser: every declaration is
+supported; ``not`` negates), ``@layer`` (named, anonymous and statement order, with the
+reversed order of ``!important``), ``@container`` (applied), ``@scope`` and CSS nesting
+(rewritten with ``:is()``), ``@import`` of ``data:`` URLs, specificity, source order,
+``!important`` and the style attribute's precedence. Values stay tinycss2 tokens, so
+CSS escapes (``n\\6f ne``) are already decoded; ``var()`` is resolved per element later.
+
+Bounded cost: rules whose declarations cannot affect visibility, and rules whose right-most
+compound selector needs a class or id that no element has, are dropped before matching
+(large sheets are pruned the same way before tinycss2 parses them). Matching is capped
+at :data:`MAX_MATCH_VISITS` selector x element visits and :data:`MAX_MATCHES` matched
+elements; past either cap :class:`Cascade.over_budget` is set and the page is treated as
+hidden (see :func:`tokenslim.html.extract`): a page whose visibility cannot be decided is
+never passed on.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+import urllib.parse
+from dataclasses import dataclass, field
+from typing import Any
+
+import tinycss2
+
+__all__ = ["Cascade", "build_cascade", "RELEVANT", "MAX_MATCH_VISITS", "MAX_MATCHES", "VIEWPORT"]
+
+MAX_MATCH_VISITS = 20_000_000
+"""Most selector x element visits spent matching one page's rules (about 0.5 s in lexbor)."""
+MAX_MATCHES = 400_000
+"""Most (selector, element) matches applied for one page."""
+VIEWPORT = (1280.0, 800.0)
+"""Screen size (CSS px) that ``@media`` width/height features are evaluated against."""
+
+# Properties that decide visibility (custom properties are kept when one of these uses them).
+RELEVANT = frozenset(
+    """display visibility content-visibility opacity filter width height max-width max-height overflow overflow-x
+    overflow-y clip clip-path transform scale translate zoom position left top right bottom inset margin margin-left
+    margin-top text-indent font font-size color background background-color background-image""".split()
+)
+_RELEVANT_TEXT = re.compile(
+    r"display|visibility|opacity|filter|width|height|overflow|clip|transform|scale|translate|zoom|position|left|top|"
+    r"right|bottom|inset|margin|indent|font|color|background|--|\\",
+    re.I,
+)
+_PRUNE_ABOVE_CHARS = 4_000
+_SCAN = re.compile(r"/\*.*?(?:\*/|\Z)|\"(?:[^\"\\\n]|\\.)*[\"\n]?|'(?:[^'\\\n]|\\.)*['\n]?|\\.|[{};]", re.S)
+_NAMES = re.compile(r"[.#](-?[_a-zA-Z\u00a0-\U0010ffff][\w\-\u00a0-\U0010ffff]*)")
+_LAST_COMPOUND = re.compile(r"[^\s>+~]*$")
+_DYNAMIC_OR_ELEMENT = re.compile(r"::|:(?:before|after|first-line|first-letter)\b", re.I)
+
+
+@dataclass
+class Cascade:
+    """Winning author declarations per element.
+
+    Attributes:
+        by_elem: lexbor node ``mem_id`` -> property -> ``(cascade key, value tokens)``.
+        over_budget: matching hit :data:`MAX_MATCH_VISITS` or :data:`MAX_MATCHES`.
+        rules: Rules matched (after pruning), for reports and tests.
+    """
+
+    by_elem: dict[int, dict[str, tuple[tuple, list]]] = field(default_factory=dict)
+    over_budget: bool = False
+    rules: int = 0
+
+
+@dataclass
+class _Rule:
+    selector: str
+    spec: tuple[int, int, int]
+    decls: list[tuple[str, list, bool]]
+    layer: int  # index in layer order; -1 unlayered
+    order: int
+
+
+# ---------------------------------------------------------------- collecting sheets
+
+
+def decode_data_url(href: str) -> str | None:
+    """The text of a ``data:`` URL (base64 or percent-encoded), or ``None`` for other URLs."""
+    href = href.strip()
+    if not href[:5].lower() == "data:" or "," not in href:
+        return None
+    meta, _, payload = href[5:].partition(",")
+    try:
+        if meta.lower().rstrip().endswith(";base64"):
+            raw = base64.b64decode(urllib.parse.unquote_to_bytes(payload) + b"===", validate=False)
+        else:
+            raw = urllib.parse.unquote_to_bytes(payload)
+    except ValueError:
+        return None
+    return raw.decode("utf-8", errors="replace")
+
+
+def collect_sheets(tree: Any) -> list[str]:
+    """CSS text of every stylesheet that applies on screen, in document order."""
+    sheets: list[str] = []
+    for node in tree.css("style, link"):
+        attrs = node.attributes
+        media = attrs.get("media")
+        if media and not media_applies(tinycss2.parse_component_value_list(media)):
+            continue
+        if node.tag == "style":
+            sheets.append(node.text(deep=True))
+            continue
+        rel = (attrs.get("rel") or "").lower().split()
+        if "stylesheet" in rel and "alternate" not in rel:
+            text = decode_data_url(attrs.get("href") or "")
+            if text:
+                sheets.append(text)
+    return sheets
+
+
+# ---------------------------------------------------------------- pruning large sheets
+
+
+def _selector_may_match(prelude: str, present: frozenset[str]) -> bool:
+    """False only when every selector of the list needs, in its right-most compound, a class or id
+    that no element of the page has. Anything unusual (escapes, functions, attributes) may match."""
+    if "\\" in prelude or "(" in prelude or "[" in prelude or prelude.lstrip().startswith("@"):
+        return True
+    for sel in prelude.split(","):
+        last = _LAST_COMPOUND.search(sel.strip())
+        names = _NAMES.findall(last.group() if last else sel)
+        if not names or all(n.lower() in present for n in names):
+            return True
+    return False
+
+
+def prune(css: str, present: frozenset[str]) -> str:
+    """Drop leaf rules that cannot matter before tinycss2 parses a large sheet (one linear scan).
+
+    A leaf rule (a block without nested blocks) goes when its block names no visibility-related
+    property (see :data:`RELEVANT`, custom properties and escapes count) or when its selector
+    cannot match (see :func:`_selector_may_match`). Strings, comments and escapes are skipped as
+    tokens, so a brace inside them never cuts a rule; anything unclosed is left to tinycss2.
+    """
+    if len(css) <= _PRUNE_ABOVE_CHARS:
+        return css
+    cut: list[tuple[int, int]] = []
+    stack: list[list[int]] = []  # [prelude start, block open, has nested block]
+    start = 0
+    for m in _SCAN.finditer(css):
+        ch = m.group()
+        if ch == "{":
+            if stack:
+                stack[-1][2] = 1
+            stack.append([start, m.end(), 0])
+            start = m.end()
+        elif ch == "}":
+            if stack:
+                pre, body, nested = stack.pop()
+                if not nested:
+                    block = css[body : m.start()]
+                    if not _RELEVANT_TEXT.search(block) or not _selector_may_match(css[pre : body - 1], present):
+                        cut.append((pre, m.end()))
+            start = m.end()
+        elif ch == ";":
+            start = m.end()
+    if not cut:
+        return css
+    parts: list[str] = []
+    pos = 0
+    for a, b in cut:
+        parts.append(css[pos:a])
+        pos = b
+    parts.append(css[pos:])
+    return "".join(parts)
+
+
+# ---------------------------------------------------------------- conditions: @media, @supports
+
+
+def _strip(tokens: list) -> list:
+    return [t for t in tokens if t.type not in ("whitespace", "comment")]
+
+
+def _split_commas(tokens: list) -> list[list]:
+    out: list[list] = [[]]
+    for t in tokens:
+        if t.type == "literal" and t.value == ",":
+            out.append([])
+        else:
+            out[-1].append(t)
+    return out
+
+
+def _px(token: Any, font_px: float = 16.0) -> float | None:
+    if token.type == "number" and token.value == 0:
+        return 0.0
+    if token.type != "dimension":
+        return None
+    return to_px(token.value, token.lower_unit, font_px)
+
+
+_ABS_UNITS = {"px": 1.0, "pt": 4 / 3, "pc": 16.0, "in": 96.0, "cm": 96 / 2.54, "mm": 96 / 25.4, "q": 96 / 101.6}
+
+
+def to_px(value: float, unit: str, font_px: float, root_px: float = 16.0) -> float | None:
+    """A length in CSS px (em/ex/ch relative to ``font_px``, viewport units to :data:`VIEWPORT`)."""
+    if unit in _ABS_UNITS:
+        return value * _ABS_UNITS[unit]
+    if unit == "em":
+        return value * font_px
+    if unit == "rem":
+        return value * root_px
+    if unit in ("ex", "ch"):
+        return value * font_px / 2
+    if unit in ("vw", "vi", "svw", "lvw", "dvw"):
+        return value * VIEWPORT[0] / 100
+    if unit in ("vh", "vb", "svh", "lvh", "dvh"):
+        return value * VIEWPORT[1] / 100
+    if unit == "vmin":
+        return value * min(VIEWPORT) / 100
+    if unit == "vmax":
+        return value * max(VIEWPORT) / 100
+    return None
+
+
+_FEATURE_SIZE = {"width": VIEWPORT[0], "height": VIEWPORT[1], "device-width": VIEWPORT[0], "device-height": VIEWPORT[1]}
+_FEATURE_VALUE = {
+    "orientation": "landscape", "prefers-color-scheme": "light", "prefers-reduced-motion": "no-preference",
+    "hover": "hover", "any-hover": "hover", "pointer": "fine", "any-pointer": "fine", "scripting": "none",
+    "prefers-contrast": "no-preference", "forced-colors": "none", "display-mode": "browser",
+}
+
+
+def _feature(block: Any) -> bool:
+    """One ``(feature: value)`` or range ``(width >= 600px)`` of a media query; unknown ones match."""
+    toks = _strip(block.content)
+    if len(toks) >= 3 and toks[0].type == "ident" and toks[1].type == "literal" and toks[1].value == ":":
+        name, value = toks[0].lower_value, toks[2]
+        for prefix, cmp in (("min-", lambda a, b: a >= b), ("max-", lambda a, b: a <= b), ("", lambda a, b: a == b)):
+            if name.startswith(prefix) and name[len(prefix):] in _FEATURE_SIZE:
+                px = _px(value)
+                return True if px is None else cmp(_FEATURE_SIZE[name[len(prefix):]], px)
+        if name in _FEATURE_VALUE and value.type == "ident":
+            return value.lower_value == _FEATURE_VALUE[name]
+        return True
+    if len(toks) >= 3 and toks[0].type == "ident" and toks[0].lower_value in _FEATURE_SIZE:
+        ops = "".join(t.value for t in toks[1:-1] if t.type == "literal")
+        px = _px(toks[-1])
+        size = _FEATURE_SIZE[toks[0].lower_value]
+        if px is None:
+            return True
+        return {"<": size < px, "<=": size <= px, ">": size > px, ">=": size >= px, "=": size == px}.get(ops, True)
+    return True
+
+
+def media_applies(tokens: list) -> bool:
+    """Whether a media query list matches a 1280x800 screen (``print``, ``speech``... never do)."""
+    queries = _split_commas(_strip(tokens))
+    if queries == [[]]:
+        return True
+    for q in queries:
+        negate = False
+        ok = True
+        for t in q:
+            if t.type == "ident":
+                v = t.lower_value
+                if v == "not":
+                    negate = True
+                elif v in ("only", "and"):
+                    continue
+                elif v == "or":
+                    continue
+                elif v not in ("screen", "all"):
+                    ok = False
+            elif t.type == "() block":
+                ok = ok and _feature(t)
+        if ok != negate:
+            return True
+    return False
+
+
+def supports_applies(tokens: list) -> bool:
+    """``@supports``: a modern browser supports every declaration and ``selector()``; ``not`` negates,
+    ``or`` needs one branch."""
+    toks = _strip(tokens)
+    result: bool | None = None
+    op = "and"
+    negate = False
+    for t in toks:
+        if t.type == "ident" and t.lower_value in ("not", "and", "or"):
+            if t.lower_value == "not":
+                negate = not negate
+            else:
+                op = t.lower_value
+            continue
+        if t.type == "() block":
+            inner = _strip(t.content)
+            nested = any(x.type == "ident" and x.lower_value in ("not", "and", "or") for x in inner) or (
+                inner and inner[0].type == "() block"
+            )
+            value = supports_applies(t.content) if nested else True
+        elif t.type == "function":
+            value = True
+        else:
+            continue
+        value = value != negate
+        negate = False
+        result = value if result is None else (result and value if op == "and" else result or value)
+    return True if result is None else result
+
+
+# ---------------------------------------------------------------- rules and specificity
+
+
+def specificity(tokens: list, depth: int = 0) -> tuple[int, int, int] | None:
+    """``(ids, classes, types)`` of one complex selector; ``None`` for a pseudo-element selector
+    (it styles generated content, never the element's own text)."""
+    a = b = c = 0
+    prev = None
+    for t in tokens:
+        kind = t.type
+        if kind == "hash":
+            a += 1
+        elif kind == "[] block":
+            b += 1
+        elif kind == "ident":
+            if prev is not None and prev.type == "literal" and prev.value in (".", ":"):
+                if prev.value == "." or prev.value == ":":
+                    if prev.value == ":" and t.lower_value in ("before", "after", "first-line", "first-letter"):
+                        return None
+                    b += 1
+            else:
+                c += 1
+        elif kind == "function" and prev is not None and prev.type == "literal" and prev.value == ":":
+            name = t.lower_name
+            if name in ("is", "not", "has", "matches", "-webkit-any", "-moz-any") and depth < 32:
+                specs = [
+                    s for s in (specificity(_strip(p), depth + 1) for p in _split_commas(t.arguments)) if s is not None
+                ]
+                if specs:
+                    best = max(specs)
+                    a, b, c = a + best[0], b + best[1], c + best[2]
+            elif name != "where":
+                b += 1
+        elif kind == "literal" and t.value == ":" and prev is not None and prev.type == "literal" and prev.value == ":":
+            return None
+        prev = t
+    return a, b, c
+
+
+class _LayerOrder:
+    def __init__(self) -> None:
+        self.names: dict[str, int] = {}
+        self.anonymous = 0
+
+    def index(self, name: str) -> int:
+        if name not in self.names:
+            self.names[name] = len(self.names)
+        return self.names[name]
+
+    def fresh(self) -> str:
+        self.anonymous += 1
+        return f"\x00{self.anonymous}"
+
+
+def _layer_names(prelude: list) -> list[str]:
+    names: list[str] = []
+    for part in _split_commas(_strip(prelude)):
+        name = "".join(t.value for t in part if t.type in ("ident", "literal"))
+        if name:
+            names.append(name)
+    return names
+
+
+def _selector_texts(prelude: list, parent: str | None) -> list[tuple[str, tuple[int, int, int]]]:
+    """The complex selectors of a rule, nested ones rewritten with ``:is(parent)``."""
+    out: list[tuple[str, tuple[int, int, int]]] = []
+    for part in _split_commas(prelude):
+        toks = _strip(part)
+        if not toks:
+            continue
+        spec = specificity(toks)
+        if spec is None:
+            continue
+        text = tinycss2.serialize(part).strip()
+        if parent is not None:
+            text = text.replace("&", f":is({parent})") if "&" in text else f":is({parent}) {text}"
+        out.append((text, spec))
+    return out
+
+
+class _Collector:
+    """Flattens parsed sheets into rules with their layer, keeping only relevant declarations."""
+
+    def __init__(self) -> None:
+        self.rules: list[_Rule] = []
+        self.layers = _LayerOrder()
+        self.order = 0
+
+    def add_sheet(self, css: str) -> None:
+        self.add_rules(tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True), "", None, 0)
+
+    def add_rules(self, nodes: list, layer: str, parent: str | None, depth: int) -> None:
+        """Add style rules and at-rules; ``layer`` is the enclosing layer's name (``""``: unlayered)."""
+        if depth > 32:  # deeper nesting than any real sheet: ignore the rest (never hides anything)
+            return
+        for node in nodes:
+            kind = node.type
+            if kind == "qualified-rule":
+                self.add_style_rule(node, layer, parent, depth)
+            elif kind == "at-rule":
+                self.add_at_rule(node, layer, parent, depth)
+
+    def add_style_rule(self, node: Any, layer: str, parent: str | None, depth: int) -> None:
+        selectors = _selector_texts(node.prelude, parent)
+        if not selectors or node.content is None:
+            return
+        items = tinycss2.parse_blocks_contents(node.content, skip_comments=True, skip_whitespace=True)
+        decls = [
+            (d.lower_name if not d.name.startswith("--") else d.name, d.value, d.important)
+            for d in items
+            if d.type == "declaration" and (d.name.startswith("--") or d.lower_name in RELEVANT)
+        ]
+        layer_index = self.layers.index(layer) if layer else -1
+        if decls:
+            for text, spec in selectors:
+                self.order += 1
+                self.rules.append(_Rule(text, spec, decls, layer_index, self.order))
+        nested = [x for x in items if x.type in ("qualified-rule", "at-rule")]
+        if nested:
+            joined = ", ".join(t for t, _ in selectors)
+            self.add_rules(nested, layer, joined, depth + 1)
+
+    def add_at_rule(self, node: Any, layer: str, parent: str | None, depth: int) -> None:
+        kw = node.lower_at_keyword
+        if kw == "layer":
+            names = _layer_names(node.prelude)
+            if node.content is None:
+                for n in names:
+                    self.layers.index(f"{layer}.{n}" if layer else n)
+                return
+            name = names[0] if names else self.layers.fresh()
+            full = f"{layer}.{name}" if layer else name
+            self.layers.index(full)
+            content = tinycss2.parse_blocks_contents(node.content, skip_comments=True, skip_whitespace=True)
+            self.add_rules(content, full, parent, depth + 1)
+            return
+        if node.content is None:
+            if kw == "import":
+                self.add_import(node.prelude)
+            return
+        if kw == "media" and not media_applies(node.prelude):
+            return
+        if kw == "supports" and not supports_applies(node.prelude):
+            return
+        if kw == "scope":
+            parent = self.scope_parent(node.prelude, parent)
+        elif kw not in ("media", "supports", "container", "document", "-moz-document", "starting-style"):
+            return  # @font-face, @keyframes, @page, unknown at-rules: nothing that hides text
+        content = tinycss2.parse_blocks_contents(node.content, skip_comments=True, skip_whitespace=True)
+        self.add_rules(content, layer, parent, depth + 1)
+
+    def scope_parent(self, prelude: list, parent: str | None) -> str | None:
+        toks = _strip(prelude)
+        if toks and toks[0].type == "() block":
+            start = tinycss2.serialize(toks[0].content).strip()
+            return f":is({parent}) :is({start})" if parent else start
+        return parent
+
+    def add_import(self, prelude: list) -> None:
+        toks = _strip(prelude)
+        if not toks:
+            return
+        first = toks[0]
+        url = first.value if first.type in ("url", "string") else None
+        if first.type == "function" and first.lower_name == "url":
+            args = _strip(first.arguments)
+            url = args[0].value if args and args[0].type == "string" else None
+        if url is None or not media_applies(toks[1:]):
+            return
+        text = decode_data_url(url)
+        if text and self.order < 100_000:
+            self.add_sheet(text)
+
+
+# ---------------------------------------------------------------- matching
+
+
+_VAR_REF = re.compile(r"var\(\s*(--[^\s,)]+)")
+
+
+def _used_custom(rules: list[_Rule], page: str) -> set[str]:
+    """Custom property names that a relevant declaration (or any ``var()`` in the page's markup, e.g.
+    a style attribute) uses, directly or through other custom properties."""
+    refs: dict[str, set[str]] = {}
+    used: set[str] = set(_VAR_REF.findall(page)) if "var(" in page else set()
+
+    def names(tokens: list, out: set[str], depth: int = 0) -> None:
+        if depth > 32:
+            return
+        for t in tokens:
+            if t.type == "function":
+                if t.lower_name == "var":
+                    args = _strip(t.arguments)
+                    if args and args[0].type == "ident":
+                        out.add(args[0].value)
+                names(t.arguments, out, depth + 1)
+            elif t.type in ("() block", "[] block", "{} block"):
+                names(t.content, out, depth + 1)
+
+    for r in rules:
+        for name, value, _ in r.decls:
+            if name.startswith("--"):
+                names(value, refs.setdefault(name, set()))
+            else:
+                names(value, used)
+    todo = list(used)
+    while todo:
+        for n in refs.get(todo.pop(), ()):
+            if n not in used:
+                used.add(n)
+                todo.append(n)
+    return used
+
+
+def build_cascade(tree: Any, sheets: list[str], *, page: str) -> Cascade:
+    """Parse ``sheets`` and compute, per element, the winning declaration of each relevant property.
+
+    Args:
+        tree: The lexbor parser holding the page.
+        sheets: CSS texts in document order (later sheets win ties).
+        page: The page's markup: its ``<`` count bounds the elements (for the matching budget),
+            and its ``var()`` references keep the custom properties they name.
+
+    Returns:
+        The :class:`Cascade`; ``over_budget`` when matching was cut short.
+    """
+    present = _present_names(tree)
+    col = _Collector()
+    for css in sheets:
+        col.add_sheet(prune(css, present))
+    used = _used_custom(col.rules, page)
+    n_elements = page.count("<")
+    out = Cascade()
+    visits = matches = 0
+    n_layers = len(col.layers.names)
+    by_elem = out.by_elem
+    for rule in col.rules:
+        decls = [d for d in rule.decls if not d[0].startswith("--") or d[0] in used]
+        if not decls or not _selector_may_match(rule.selector, present):
+            continue
+        visits += n_elements
+        if visits > MAX_MATCH_VISITS:
+            out.over_budget = True
+            break
+        try:
+            nodes = tree.css(rule.selector)
+        except Exception:  # noqa: BLE001 - a selector lexbor cannot parse matches nothing (see README)
+            continue
+        if not nodes:
+            continue
+        matches += len(nodes)
+        if matches > MAX_MATCHES:
+            out.over_budget = True
+            break
+        out.rules += 1
+        unlayered = rule.layer < 0
+        keys = {
+            False: (0, n_layers + 1 if unlayered else rule.layer, rule.spec, rule.order),
+            True: (1, 0 if unlayered else n_layers - rule.layer, rule.spec, rule.order),
+        }
+        for node in nodes:
+            slot = by_elem.setdefault(node.mem_id, {})
+            for name, value, important in decls:
+                key = keys[important]
+                old = slot.get(name)
+                if old is None or key > old[0]:
+                    slot[name] = (key, value)
+    return out
+
+
+def _present_names(tree: Any) -> frozenset[str]:
+    """Lower-cased class names and ids of the page's elements."""
+    names: set[str] = set()
+    for node in tree.css("[class], [id]"):
+        attrs = node.attributes
+        cls = attrs.get("class")
+        if cls:
+            names.update(cls.lower().split())
+        ident = attrs.get("id")
+        if ident:
+            names.add(ident.lower())
+    return frozenset(names)
+
+
+INLINE_KEY = {False: (0, 1 << 30, (0, 0, 0), 1 << 62), True: (1, 1 << 30, (0, 0, 0), 1 << 62)}
+"""Cascade keys of style-attribute declarations: above every sheet declaration of the same importance."""
+HINT_KEY = (0, -1, (0, 0, 0), -1)
+"""Cascade key of presentational hints (``<font color>``, ``bgcolor``): below every author rule."""
+
+
+def parse_inline(style: str) -> dict[str, tuple[tuple, list]]:
+    """The relevant declarations of a ``style`` attribute, with their cascade keys."""
+    out: dict[str, tuple[tuple, list]] = {}
+    for d in tinycss2.parse_blocks_contents(style, skip_comments=True, skip_whitespace=True):
+        if d.type != "declaration":
+            continue
+        name = d.name if d.name.startswith("--") else d.lower_name
+        if name.startswith("--") or name in RELEVANT:
+            key = INLINE_KEY[d.important]
+            old = out.get(name)
+            if old is None or key >= old[0]:
+                out[name] = (key, d.value)
+    return out

@@ -1,0 +1,529 @@
+"""Computed visibility of each element: the cascade's winning values, inheritance, and the rules
+that decide whether a reader can see an element's text.
+
+Why: a reader sees text only when every ancestor lets it through (display, opacity, clipping,
+size, position, transforms) and the text itself is drawn (visibility, font size, colour against
+the background it sits on). Values are tinycss2 tokens (escapes decoded); ``var()`` is resolved
+against the element's inherited custom properties, with fallbacks.
+
+Rules (the names key :attr:`tokenslim.html.Extraction.removed`), each with its threshold:
+
+* subtree hidden: ``display_none``; ``content_visibility_hidden``; ``opacity_0`` (opacity times
+  every ancestor's opacity and ``filter: opacity()`` at most :data:`MAX_HIDDEN_OPACITY`);
+  ``zero_size_box`` (width/height/max-* at most 1px with ``overflow`` hidden or clip);
+  ``clip_zero`` (``clip: rect()`` or ``clip-path`` leaving at most 1px, or 99% inset);
+  ``transform_offscreen`` (``scale(0)``, ``scaleX/Y(0)``, a singular ``matrix()``, the ``scale``
+  property, a translation of :data:`OFFSCREEN_PX` or more, ``zoom`` at most 0.05);
+  ``offscreen_position`` (absolute/fixed/relative/sticky with ``left``/``top`` at most
+  -:data:`OFFSCREEN_PX`, or ``right``/``bottom`` at least that, or such a negative margin);
+  ``text_indent_offscreen`` (text-indent at most -:data:`OFFSCREEN_PX`).
+* text hidden (a descendant may show its own text again): ``visibility_hidden`` (hidden or
+  collapse; ``visibility: visible`` below shows again); ``font_size_0`` (computed size under
+  :data:`MIN_FONT_PX`, relative sizes multiply a 0 parent); ``transparent_text`` (alpha at most
+  0.05); ``same_color_text`` (WCAG contrast ratio of the text colour, blended over its effective
+  background, below :data:`MIN_CONTRAST`; the background is the nearest ancestor's colours
+  blended down to the white default canvas; text over a background image is kept).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import tinycss2
+from tinycss2 import color4
+
+from tokenslim.html._css import HINT_KEY, Cascade, parse_inline, to_px
+
+__all__ = ["State", "Styler", "ROOT_STATE", "MIN_FONT_PX", "MIN_CONTRAST", "MAX_HIDDEN_OPACITY", "OFFSCREEN_PX"]
+
+MIN_FONT_PX = 3.0
+"""Text rendered smaller than this (CSS px) is unreadable, so treated as hidden."""
+MIN_CONTRAST = 1.25
+"""WCAG contrast ratio below which text is taken as invisible on its background (#eee on white is 1.16)."""
+MAX_HIDDEN_OPACITY = 0.05
+"""Effective opacity at or below which an element is invisible."""
+OFFSCREEN_PX = 1000.0
+"""Offsets (px) that move an element out of any screen."""
+
+_VAR_DEPTH = 16
+_MAX_VAR_TOKENS = 5_000
+_FONT_KEYWORDS = {
+    "xx-small": 9.0, "x-small": 10.0, "small": 13.0, "medium": 16.0, "large": 18.0, "x-large": 24.0,
+    "xx-large": 32.0, "xxx-large": 48.0,
+}
+_WHITE = (1.0, 1.0, 1.0)
+_BLACK = (0.0, 0.0, 0.0, 1.0)
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    """Inherited rendering state of an element.
+
+    Attributes:
+        font_px: Computed font size.
+        color: Text colour, sRGB with alpha (0..1).
+        visible: ``visibility`` is ``visible``.
+        bg: Effective opaque background colour behind the element.
+        bg_image: A background image or gradient sits behind the text (contrast unknown).
+        opacity: Product of the element's and its ancestors' opacity.
+        custom: Inherited custom properties (``--name`` -> tokens).
+        text_rule: Why the element's own text is hidden, or ``None``.
+    """
+
+    font_px: float = 16.0
+    color: tuple[float, float, float, float] = _BLACK
+    visible: bool = True
+    bg: tuple[float, float, float] = _WHITE
+    bg_image: bool = False
+    opacity: float = 1.0
+    custom: Any = None
+    text_rule: str | None = None
+
+
+ROOT_STATE = State(custom={})
+
+
+def _strip(tokens: list) -> list:
+    return [t for t in tokens if t.type not in ("whitespace", "comment")]
+
+
+def resolve(tokens: list, custom: dict) -> list | None:
+    """``tokens`` with every ``var(--x, fallback)`` replaced; ``None`` when one cannot be resolved,
+    when references nest deeper than 16 or expand past :data:`_MAX_VAR_TOKENS` tokens (a
+    "billion laughs" chain of custom properties; browsers also give up on those)."""
+    if not any(t.type == "function" for t in tokens):
+        return tokens
+    budget = [_MAX_VAR_TOKENS]
+    return _resolve(tokens, custom, 0, budget)
+
+
+def _resolve(tokens: list, custom: dict, depth: int, budget: list[int]) -> list | None:
+    if depth > _VAR_DEPTH:
+        return None
+    budget[0] -= len(tokens)
+    if budget[0] < 0:
+        return None
+    out: list = []
+    for t in tokens:
+        if t.type == "function" and t.lower_name == "var":
+            args = t.arguments
+            head = _strip(args)
+            if not head or head[0].type != "ident":
+                return None
+            value = custom.get(head[0].value)
+            if value is None:
+                comma = next((i for i, a in enumerate(args) if a.type == "literal" and a.value == ","), None)
+                if comma is None:
+                    return None
+                value = args[comma + 1 :]
+            sub = _resolve(value, custom, depth + 1, budget)
+            if sub is None:
+                return None
+            out.extend(sub)
+        elif t.type == "function" and any(a.type == "function" for a in t.arguments):
+            args = _resolve(t.arguments, custom, depth + 1, budget)
+            if args is None:
+                return None
+            out.append(tinycss2.ast.FunctionBlock(t.source_line, t.source_column, t.name, args))
+        else:
+            out.append(t)
+    return out
+
+
+def _length(t: Any, font_px: float, percent_of: float | None = None) -> float | None:
+    if t.type == "number":
+        return 0.0 if t.value == 0 else None
+    if t.type == "percentage":
+        return None if percent_of is None else t.value * percent_of / 100
+    if t.type == "dimension":
+        return to_px(t.value, t.lower_unit, font_px)
+    return None
+
+
+def _number(t: Any) -> float | None:
+    if t.type == "number":
+        return float(t.value)
+    if t.type == "percentage":
+        return t.value / 100
+    return None
+
+
+def _ident(tokens: list) -> str | None:
+    return tokens[0].lower_value if tokens and tokens[0].type == "ident" else None
+
+
+def _rgba(tokens: list, current: tuple[float, float, float, float]) -> tuple[float, float, float, float] | None:
+    if len(tokens) != 1:
+        return None
+    t = tokens[0]
+    if t.type == "ident":
+        if t.lower_value == "currentcolor":
+            return current
+        if t.lower_value in ("canvas", "window", "buttonface", "field"):
+            return (1.0, 1.0, 1.0, 1.0)
+        if t.lower_value in ("canvastext", "windowtext", "buttontext", "fieldtext"):
+            return _BLACK
+    try:
+        c = color4.parse_color(t)
+    except Exception:  # noqa: BLE001 - an unparsable colour is ignored, as browsers do
+        return None
+    if c is None or c == "currentcolor":
+        return current if c == "currentcolor" else None
+    try:
+        r, g, b = (min(1.0, max(0.0, float(x))) for x in c.to("srgb").coordinates)
+    except Exception:  # noqa: BLE001
+        return None
+    return (r, g, b, float(c.alpha))
+
+
+def _blend(fg: tuple[float, float, float, float], bg: tuple[float, float, float]) -> tuple[float, float, float]:
+    a = fg[3]
+    return (fg[0] * a + bg[0] * (1 - a), fg[1] * a + bg[1] * (1 - a), fg[2] * a + bg[2] * (1 - a))
+
+
+def _luminance(c: tuple[float, float, float]) -> float:
+    def lin(x: float) -> float:
+        return x / 12.92 if x <= 0.04045 else ((x + 0.055) / 1.055) ** 2.4
+
+    return 0.2126 * lin(c[0]) + 0.7152 * lin(c[1]) + 0.0722 * lin(c[2])
+
+
+def contrast(a: tuple[float, float, float], b: tuple[float, float, float]) -> float:
+    """WCAG 2 contrast ratio of two opaque sRGB colours (1 = identical, 21 = black on white)."""
+    la, lb = _luminance(a), _luminance(b)
+    hi, lo = (la, lb) if la > lb else (lb, la)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def _font_size(tokens: list, parent_px: float) -> float | None:
+    if not tokens:
+        return None
+    t = tokens[0]
+    if t.type == "ident":
+        v = t.lower_value
+        if v in _FONT_KEYWORDS:
+            return _FONT_KEYWORDS[v]
+        if v == "smaller":
+            return parent_px / 1.2
+        if v == "larger":
+            return parent_px * 1.2
+        if v in ("inherit", "unset"):
+            return parent_px
+        if v == "initial":
+            return 16.0
+        return None
+    if t.type == "percentage":
+        return parent_px * t.value / 100
+    if t.type == "function" and t.lower_name in ("calc", "min", "max", "clamp"):
+        vals = [_font_size([a], parent_px) for a in _strip(t.arguments) if a.type != "literal"]
+        vals = [v for v in vals if v is not None]
+        if not vals:
+            return None
+        return min(vals) if t.lower_name == "min" else max(vals) if t.lower_name == "max" else vals[0]
+    return _length(t, parent_px)
+
+
+def _font_shorthand_size(tokens: list, parent_px: float) -> float | None:
+    for i, t in enumerate(tokens):
+        nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+        if nxt is not None and nxt.type == "literal" and nxt.value == "/":
+            return _font_size([t], parent_px)
+        if t.type in ("dimension", "percentage") or (t.type == "number" and t.value == 0):
+            return _font_size([t], parent_px)
+        if t.type == "ident" and t.lower_value in _FONT_KEYWORDS:
+            return _FONT_KEYWORDS[t.lower_value]
+    return None
+
+
+def _transform_hides(tokens: list, font_px: float) -> bool:
+    for t in tokens:
+        if t.type != "function":
+            continue
+        name = t.lower_name
+        args = [a for a in _strip(t.arguments) if not (a.type == "literal" and a.value == ",")]
+        nums = [_number(a) for a in args]
+        if name in ("scale", "scale3d") and nums:
+            xs = nums[:2] if name == "scale3d" or len(nums) > 1 else nums[:1]
+            if any(n is not None and abs(n) < 0.01 for n in xs):
+                return True
+        elif name in ("scalex", "scaley") and nums and nums[0] is not None and abs(nums[0]) < 0.01:
+            return True
+        elif name == "matrix" and len(nums) == 6 and None not in nums:
+            a, b, c, d = nums[:4]
+            if abs(a * d - b * c) < 1e-4:
+                return True
+        elif name in ("translate", "translatex", "translatey", "translate3d"):
+            for a in args[:2]:
+                px = _length(a, font_px)
+                if px is not None and abs(px) >= OFFSCREEN_PX:
+                    return True
+    return False
+
+
+def _clip_hides(tokens: list, font_px: float) -> bool:
+    for t in tokens:
+        if t.type != "function":
+            continue
+        name = t.lower_name
+        args = [a for a in _strip(t.arguments) if not (a.type == "literal" and a.value == ",")]
+        if name == "rect" and len(args) == 4:
+            top, right, bottom, left = (_length(a, font_px) for a in args)
+            if (right is not None and left is not None and right - left <= 1) or (
+                bottom is not None and top is not None and bottom - top <= 1
+            ):
+                return True
+        elif name == "inset":
+            vals = []
+            for a in args:
+                if a.type == "ident":
+                    break
+                vals.append(a)
+            if not vals:
+                continue
+            while len(vals) < 4:
+                vals.append(vals[len(vals) - 2] if len(vals) >= 2 else vals[0])
+            pct = [v.value if v.type == "percentage" else None for v in vals]
+            px = [_length(v, font_px) for v in vals]
+            if (pct[0] is not None and pct[2] is not None and pct[0] + pct[2] >= 99) or (
+                pct[1] is not None and pct[3] is not None and pct[1] + pct[3] >= 99
+            ):
+                return True
+            if any(p is not None and p >= OFFSCREEN_PX for p in px):
+                return True
+        elif name in ("circle", "ellipse") and args and args[0].type != "ident":
+            radii = [_length(a, font_px, 0.0) for a in args[:2] if a.type != "ident"]
+            if any(r is not None and r <= 1 for r in radii):
+                return True
+        elif name == "polygon":
+            pts = _split(args)
+            if len(pts) >= 3 and len({tuple(tinycss2.serialize([p]) for p in pt) for pt in pts}) == 1:
+                return True
+    return False
+
+
+def _split(args: list) -> list[list]:
+    pts: list[list] = []
+    cur: list = []
+    for a in args:
+        cur.append(a)
+        if len(cur) == 2:
+            pts.append(cur)
+            cur = []
+    return pts
+
+
+def _box(values: list | None) -> list:
+    """Expand a 1-4 value shorthand (margin, inset) to ``[top, right, bottom, left]``."""
+    if not values:
+        return [None] * 4
+    v = values[:4]
+    if len(v) == 1:
+        return v * 4
+    if len(v) == 2:
+        return [v[0], v[1], v[0], v[1]]
+    if len(v) == 3:
+        return [v[0], v[1], v[2], v[1]]
+    return v
+
+
+class Styler:
+    """Computes each element's :class:`State` from the cascade and its attributes (one per page)."""
+
+    def __init__(self, cascade: Cascade | None) -> None:
+        self.by_elem = cascade.by_elem if cascade is not None else {}
+        self.inline: dict[str, dict] = {}
+
+    def element(self, node: Any, tag: str, attrs: dict, parent: State) -> tuple[str | None, State]:
+        """``(rule hiding the element's whole subtree or None, the element's state)``."""
+        decls = self.by_elem.get(node.mem_id) if self.by_elem else None
+        style = attrs.get("style") if attrs else None
+        hints = _hints(tag, attrs) if attrs and ("bgcolor" in attrs or tag == "font") else None
+        if not decls and not style and not hints:
+            return None, parent
+        merged: dict[str, tuple[tuple, list]] = dict(hints) if hints else {}
+        for src in (decls, self._inline(style) if style else None):
+            if src:
+                for name, kv in src.items():
+                    old = merged.get(name)
+                    if old is None or kv[0] >= old[0]:
+                        merged[name] = kv
+        return self._compute(merged, parent)
+
+    def _inline(self, style: str) -> dict:
+        got = self.inline.get(style)
+        if got is None:
+            got = self.inline[style] = parse_inline(style)
+        return got
+
+    def _compute(self, merged: dict[str, tuple[tuple, list]], parent: State) -> tuple[str | None, State]:
+        custom = parent.custom
+        own_custom = [(n, kv[1]) for n, kv in merged.items() if n.startswith("--")]
+        if own_custom:
+            custom = dict(custom)
+            custom.update(own_custom)
+
+        def value(name: str) -> list | None:
+            kv = merged.get(name)
+            if kv is None:
+                return None
+            toks = resolve(kv[1], custom)
+            if toks is None:
+                return None
+            toks = _strip(toks)
+            if _ident(toks) in ("inherit", "unset", "revert", "revert-layer") and len(toks) == 1:
+                return None
+            return toks or None
+
+        font_px = parent.font_px
+        fs = value("font-size")
+        size = _font_size(fs, parent.font_px) if fs else None
+        if size is None:
+            font = value("font")
+            size = _font_shorthand_size(font, parent.font_px) if font else None
+        if size is not None:
+            font_px = max(0.0, size)
+        zoom = value("zoom")
+        if zoom:
+            z = _number(zoom[0])
+            if z is not None and 0 < z <= MAX_HIDDEN_OPACITY:
+                return "transform_offscreen", parent
+
+        rule = self._subtree_rule(value, font_px)
+        opacity = parent.opacity
+        op = value("opacity")
+        if op:
+            n = _number(op[0])
+            if n is not None:
+                opacity *= max(0.0, n)
+        flt = value("filter")
+        if flt:
+            for t in flt:
+                if t.type == "function" and t.lower_name == "opacity":
+                    args = _strip(t.arguments)
+                    n = _number(args[0]) if args else None
+                    if n is not None:
+                        opacity *= max(0.0, n)
+        if rule is None and opacity <= MAX_HIDDEN_OPACITY:
+            rule = "opacity_0"
+        if rule is not None:
+            return rule, parent
+
+        visible = parent.visible
+        vis = _ident(value("visibility") or [])
+        if vis in ("hidden", "collapse"):
+            visible = False
+        elif vis == "visible":
+            visible = True
+
+        color = parent.color
+        c = value("color")
+        if c:
+            if _ident(c) == "initial":
+                color = _BLACK
+            else:
+                color = _rgba(c, parent.color) or color
+
+        bg, bg_image = parent.bg, parent.bg_image
+        own_bg: tuple[float, float, float, float] | None = None
+        image = False
+        for name in ("background", "background-color", "background-image"):
+            toks = value(name)
+            if not toks:
+                continue
+            for t in toks:
+                if t.type == "url" or (t.type == "function" and (t.lower_name == "url" or "gradient" in t.lower_name
+                                                                  or t.lower_name == "image-set")):
+                    image = True
+            if name != "background-image":
+                col = _rgba(toks[-1:], color) if toks else None
+                if col is None:
+                    col = next((x for x in (_rgba([t], color) for t in toks if t.type in ("ident", "hash", "function"))
+                                if x is not None), None)
+                if col is not None:
+                    own_bg = col
+        if own_bg is not None and own_bg[3] > 0:
+            bg = _blend(own_bg, parent.bg)
+            bg_image = False
+        if image:
+            bg_image = True
+
+        if not visible:
+            text_rule: str | None = "visibility_hidden"
+        elif font_px < MIN_FONT_PX:
+            text_rule = "font_size_0"
+        elif color[3] <= MAX_HIDDEN_OPACITY:
+            text_rule = "transparent_text"
+        elif not bg_image and contrast(_blend(color, bg), bg) < MIN_CONTRAST:
+            text_rule = "same_color_text"
+        else:
+            text_rule = None
+        state = State(font_px, color, visible, bg, bg_image, opacity, custom, text_rule)
+        return None, state if state != parent else parent
+
+    def _subtree_rule(self, value: Any, font_px: float) -> str | None:
+        if _ident(value("display") or []) == "none":
+            return "display_none"
+        if _ident(value("content-visibility") or []) == "hidden":
+            return "content_visibility_hidden"
+        overflow = set()
+        for name in ("overflow", "overflow-x", "overflow-y"):
+            overflow.update(t.lower_value for t in value(name) or [] if t.type == "ident")
+        if overflow & {"hidden", "clip"}:
+            for name in ("width", "height", "max-width", "max-height"):
+                toks = value(name)
+                if toks:
+                    px = _length(toks[0], font_px, 0.0)
+                    if px is not None and px <= 1:
+                        return "zero_size_box"
+        if any(value(n) and _clip_hides(value(n), font_px) for n in ("clip", "clip-path")):
+            return "clip_zero"
+        tr = value("transform")
+        if tr and _transform_hides(tr, font_px):
+            return "transform_offscreen"
+        sc = value("scale")
+        if sc and any(n is not None and abs(n) < 0.01 for n in (_number(t) for t in sc[:2])):
+            return "transform_offscreen"
+        tl = value("translate")
+        if tl and any(p is not None and abs(p) >= OFFSCREEN_PX for p in (_length(t, font_px) for t in tl[:2])):
+            return "transform_offscreen"
+        pos = _ident(value("position") or [])
+        inset = _box(value("inset"))
+        sides = {}
+        for i, name in enumerate(("top", "right", "bottom", "left")):
+            toks = value(name)
+            t = toks[0] if toks else inset[i]
+            sides[name] = _length(t, font_px) if t is not None else None
+        if pos in ("absolute", "fixed", "relative", "sticky"):
+            if any(sides[s] is not None and sides[s] <= -OFFSCREEN_PX for s in ("top", "left")) or any(
+                sides[s] is not None and sides[s] >= OFFSCREEN_PX for s in ("right", "bottom")
+            ):
+                return "offscreen_position"
+        margin = _box(value("margin"))
+        for i, name in ((0, "margin-top"), (3, "margin-left")):
+            toks = value(name)
+            t = toks[0] if toks else margin[i]
+            px = _length(t, font_px) if t is not None else None
+            if px is not None and px <= -OFFSCREEN_PX:
+                return "offscreen_position"
+        ti = value("text-indent")
+        if ti:
+            px = _length(ti[0], font_px)
+            if px is not None and px <= -OFFSCREEN_PX:
+                return "text_indent_offscreen"
+        return None
+
+
+def _hints(tag: str, attrs: dict) -> dict[str, tuple[tuple, list]]:
+    """Presentational hints: ``<font color>`` and ``bgcolor`` attributes, below every author rule."""
+    out: dict[str, tuple[tuple, list]] = {}
+    for attr, prop in (("color", "color"), ("bgcolor", "background-color")):
+        if attr == "color" and tag != "font":
+            continue
+        raw = attrs.get(attr)
+        if raw:
+            raw = raw.strip()
+            if raw and raw[0] not in "#" and all(ch in "0123456789abcdefABCDEF" for ch in raw) and len(raw) in (3, 6):
+                raw = "#" + raw  # legacy colour parsing accepts hex without '#'
+            out[prop] = (HINT_KEY, tinycss2.parse_component_value_list(raw))
+    return out
