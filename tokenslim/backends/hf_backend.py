@@ -185,6 +185,7 @@ class HFBackend:
                     output_tokens=len(new) + stopped,
                     e2e_ms=seconds * 1000,
                     kv_bytes=kv_bytes(self.config, len(prompt) + len(new), self.dtype),
+                    extra={"output_ids": new},
                 )
             )
         return results, seconds
