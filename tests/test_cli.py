@@ -60,10 +60,47 @@ def test_help_lists_subcommands() -> None:
 
 
 def test_unknown_dataset_is_a_clear_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code = main(["bench", "--dataset", "hotpot", "--backend", "fake", "--no-progress"])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "tokenslim bench: error: unknown dataset 'hotpot'" in err and "hotpotqa" in err
+
+
+def test_missing_jsonl_file_says_it_does_not_exist(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     code = main(["bench", "--dataset", str(tmp_path / "nope.jsonl"), "--backend", "fake", "--no-progress"])
     assert code == 2
     err = capsys.readouterr().err
-    assert "tokenslim bench: error: unknown dataset" in err and "hotpotqa" in err
+    assert f"dataset file {str(tmp_path / 'nope.jsonl')!r} does not exist" in err and "unknown dataset" not in err
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    import tokenslim
+
+    with pytest.raises(SystemExit) as info:
+        main(["--version"])
+    assert info.value.code == 0 and capsys.readouterr().out.strip() == f"tokenslim {tokenslim.__version__}"
+
+
+def test_bench_measures_a_saved_pipeline(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    import tokenslim
+    from tokenslim.stages import Budget, Dedupe, TrimTopK
+
+    config = tmp_path / "pipe.json"
+    pipe = tokenslim.Pipeline([Dedupe(), TrimTopK(k=3), Budget(max_tokens=400)])
+    config.write_text(json.dumps(pipe.to_config()))
+    out_dir = tmp_path / "run"
+    argv = ["bench", "--dataset", "hotpotqa", "--backend", "fake", "--limit", "3", "--warmup", "0", "--out", str(out_dir),
+            "--concurrency", "0", "--no-progress", "--no-plots", "--pipeline", str(config)]
+    assert main(argv) == 0
+    rep = json.loads((out_dir / "bench.json").read_text())
+    assert [s["stage"] for s in rep["stages"]] == ["baseline", "+dedupe", "+trim_top_k", "+budget"]
+    assert max(r["tokens_cl100k"] for r in rep["examples"]["+budget"]) <= 400
+    capsys.readouterr()
+    assert main([*argv[:-1], str(tmp_path / "missing.json")]) == 2
+    assert "cannot read pipeline config" in capsys.readouterr().err
+    config.write_text(json.dumps({"steps": [{"stage": "compress_documents", "params": {"ratio": 3}}]}))
+    assert main(argv) == 2
+    assert "ratio must be in (0, 1]" in capsys.readouterr().err
 
 
 def test_python_dash_m_runs_the_cli() -> None:

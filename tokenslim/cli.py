@@ -93,6 +93,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="tokenslim",
         description="Make RAG prompts cheaper, and prove the saving on a real LLM.",
     )
+    from tokenslim import __version__
+
+    parser.add_argument("--version", action="version", version=f"tokenslim {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="{bench,capacity}")
     sub.required = True
 
@@ -119,6 +122,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="requests in flight in the separate throughput pass; 0 skips it (default: 8)")
     b.add_argument("--warmup", type=_nonneg_int, default=2,
                    help="warm-up requests before measuring, on questions outside the measured ones (default: 2)")
+    b.add_argument("--pipeline", type=Path, default=None, metavar="CONFIG",
+                   help="the pipeline to measure, as a .json or .toml config (Pipeline.to_config()); "
+                        "default: the default pipeline")
     b.add_argument("--token-budget", type=_positive_int, default=None,
                    help="add a Budget stage capping prompt tokens (default: none)")
     b.add_argument("--instruction", default=None, help='text before the question (default: "Answer with a short phrase only.")')
@@ -171,12 +177,21 @@ def _cmd_bench(args: argparse.Namespace, argv: Sequence[str]) -> int:
     from tokenslim.bench import datasets, report
     from tokenslim.bench.runner import DEFAULT_INSTRUCTION, run_ablation
 
+    if args.pipeline is not None:
+        from tokenslim._config import read_config
+        from tokenslim._pipeline import Pipeline
+        from tokenslim.errors import ConfigError
+
+        if args.token_budget is not None:
+            raise ConfigError("--token-budget and --pipeline do not combine: put a budget stage in the config")
+        pipeline = Pipeline.from_config(read_config(args.pipeline))
+    else:
+        pipeline = default_pipeline(token_budget=args.token_budget)
     examples = datasets.load(args.dataset, args.limit + args.warmup)
     measured, warm = examples[: args.limit], examples[args.limit :]
     if len(warm) < args.warmup:
         warm = measured[: args.warmup]
     out_dir = args.out or _default_out(args.dataset, args.backend)
-    pipeline = default_pipeline(token_budget=args.token_budget)
     command = "tokenslim " + shlex.join(argv)
     print(f"tokenslim bench: {len(measured)} questions from {args.dataset}, backend {args.backend}, "
           f"{len(pipeline) + 1} rows (baseline + {len(pipeline)} stages)", file=sys.stderr)

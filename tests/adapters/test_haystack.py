@@ -5,11 +5,14 @@ from __future__ import annotations
 import pytest
 from haystack import Document, Pipeline
 from haystack.components.retrievers.in_memory import InMemoryBM25Retriever
-from haystack.core.errors import SerializationError
+from haystack.core.errors import DeserializationError, SerializationError
 from haystack.document_stores.in_memory import InMemoryDocumentStore
 from haystack_integrations.components.tokenslim import TokenSlimCompressor
 
+import tokenslim
 from tests.adapters.conftest import has_answer
+from tests.adapters.custom_stages import custom_pipeline, record_result
+from tokenslim.stages import BaseStage
 
 
 @pytest.fixture(scope="module")
@@ -51,10 +54,39 @@ def test_bm25_retriever_then_tokenslim_in_a_pipeline(store, hotpot_examples, pip
     assert hits >= 0.7 * full
 
 
-def test_serialises_default_settings_and_refuses_custom_pipeline(pipeline):
+def test_serialises_default_settings(pipeline):
     comp = TokenSlimCompressor(token_budget=500, disable=["reorder"])
     back = TokenSlimCompressor.from_dict(comp.to_dict())
     assert back.token_budget == 500 and back.disable == ["reorder"]
     assert [type(s).__name__ for s in back.pipeline.steps][-2:] == ["Budget", "Reorder"]
-    with pytest.raises(SerializationError, match="custom pipeline"):
-        TokenSlimCompressor(pipeline=pipeline).to_dict()
+    assert back.pipeline.to_config() == comp.pipeline.to_config()
+
+
+def test_custom_pipeline_saved_to_yaml_and_loaded_gives_identical_output(store, hotpot_examples):
+    pipe = Pipeline()
+    pipe.add_component("retriever", InMemoryBM25Retriever(document_store=store, top_k=10))
+    pipe.add_component("slim", TokenSlimCompressor(pipeline=custom_pipeline(), disable=["dedupe"], on_result=record_result))
+    pipe.connect("retriever.documents", "slim.documents")
+    # Haystack loads callables only from modules the caller trusts
+    loaded = Pipeline.loads(pipe.dumps(), allowed_modules=[record_result.__module__])
+    slim = loaded.get_component("slim")
+    assert slim.pipeline.to_config() == custom_pipeline().to_config() and slim.on_result is record_result
+    for ex in hotpot_examples:
+        inputs = {"retriever": {"query": ex.query}, "slim": {"query": ex.query}}
+        a, b = pipe.run(inputs)["slim"]["documents"], loaded.run(inputs)["slim"]["documents"]
+        assert [(d.id, d.content, d.score, d.meta) for d in a] == [(d.id, d.content, d.score, d.meta) for d in b]
+
+
+def test_what_cannot_be_saved_raises_serialization_error():
+    class Local(BaseStage):
+        def apply(self, result):
+            return result
+
+    with pytest.raises(SerializationError, match="register_stage"):
+        TokenSlimCompressor(pipeline=tokenslim.Pipeline([Local()])).to_dict()
+    with pytest.raises(SerializationError):
+        TokenSlimCompressor(on_result=lambda r: None).to_dict()
+    data = TokenSlimCompressor().to_dict()
+    data["init_parameters"]["pipeline"]["steps"][0]["stage"] = "no_such_stage"
+    with pytest.raises(DeserializationError, match="unknown stage"):
+        TokenSlimCompressor.from_dict(data)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 from concurrent.futures import ThreadPoolExecutor
 
+import pytest
+
 from langchain_classic.retrievers import ContextualCompressionRetriever
 from langchain_classic.retrievers.document_compressors import DocumentCompressorPipeline
 from langchain_community.document_transformers import LongContextReorder
@@ -16,6 +18,7 @@ from langchain_tokenslim import TokenSlimCompressor, slim_messages
 
 import tokenslim
 from tests.adapters.conftest import has_answer
+from tests.adapters.custom_stages import custom_pipeline
 from tokenslim.bench.datasets import Example
 from tokenslim.stages import SummarizeConversation
 
@@ -129,3 +132,18 @@ def test_slim_messages_as_runnable_with_default_pipeline(sgd_example):
     out = trimmer.invoke(msgs)
     assert len(out) < len(msgs) and out[-1] is msgs[-1]
     assert isinstance(out[1], SystemMessage) and out[1].response_metadata["tokenslim"] == "state_summary"
+
+
+def test_saved_as_json_and_loaded_gives_identical_output(hotpot_examples):
+    comp = TokenSlimCompressor(pipeline=custom_pipeline(), disable=("dedupe",), score_keys=("rank",))
+    loaded = TokenSlimCompressor.model_validate_json(comp.model_dump_json())
+    assert loaded.pipeline.to_config() == comp.pipeline.to_config() and loaded.score_keys == ("rank",)
+    assert TokenSlimCompressor.model_validate(comp.model_dump()).pipeline.to_config() == comp.pipeline.to_config()
+    for ex in hotpot_examples:
+        a = comp.compress_documents(_docs(ex), ex.query)
+        b = loaded.compress_documents(_docs(ex), ex.query)
+        assert [(d.id, d.page_content, d.metadata) for d in a] == [(d.id, d.page_content, d.metadata) for d in b]
+    data = comp.model_dump()
+    data["pipeline"]["steps"][0]["params"]["threshold"] = 7
+    with pytest.raises(ValueError, match="threshold"):
+        TokenSlimCompressor.model_validate(data)

@@ -10,7 +10,11 @@ from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle, TextNode
 from llama_index.postprocessor.tokenslim import TokenSlimPostprocessor
 
+import pytest
+
+import tokenslim
 from tests.adapters.conftest import has_answer
+from tests.adapters.custom_stages import custom_pipeline
 from tokenslim.bench.datasets import Example
 
 
@@ -82,3 +86,28 @@ def test_query_is_required(hotpot_examples, pipeline):
 
     with pytest.raises(InputError, match="needs the query"):
         TokenSlimPostprocessor(pipeline=pipeline).postprocess_nodes(_nodes(hotpot_examples[0]))
+
+
+def test_saved_to_json_and_loaded_gives_identical_output(hotpot_examples):
+    post = TokenSlimPostprocessor(pipeline=custom_pipeline(), disable=("dedupe",))
+    text = post.to_json()
+    loaded = TokenSlimPostprocessor.from_json(text)
+    assert isinstance(loaded.pipeline, tokenslim.Pipeline) and loaded.disable == ("dedupe",)
+    assert loaded.pipeline.to_config() == post.pipeline.to_config()
+    assert TokenSlimPostprocessor.from_dict(post.to_dict()).pipeline.to_config() == post.pipeline.to_config()
+    for ex in hotpot_examples:
+        q = QueryBundle(ex.query)
+        a = post.postprocess_nodes(_nodes(ex), query_bundle=q)
+        b = loaded.postprocess_nodes(_nodes(ex), query_bundle=q)
+        assert [(n.node.node_id, n.node.get_content(), n.score, n.node.metadata) for n in a] == [
+            (n.node.node_id, n.node.get_content(), n.score, n.node.metadata) for n in b
+        ]
+
+
+def test_a_bad_saved_pipeline_is_refused_not_turned_into_a_string():
+    data = TokenSlimPostprocessor().to_dict()
+    data["pipeline"]["steps"][0]["stage"] = "no_such_stage"
+    with pytest.raises(ValueError, match="unknown stage 'no_such_stage'"):
+        TokenSlimPostprocessor.from_dict(data)
+    with pytest.raises(ValueError, match="tokenslim.Pipeline or its config"):
+        TokenSlimPostprocessor(pipeline="default")

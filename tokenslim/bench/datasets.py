@@ -233,6 +233,9 @@ def load(name: str, limit: int | None = None) -> list[Example]:
         return DATASETS[name](limit)
     path = Path(name)
     if not path.is_file():
+        if path.suffix in (".jsonl", ".json", ".gz") or len(path.parts) > 1:
+            what = "is a folder, not a .jsonl file" if path.is_dir() else "does not exist"
+            raise InputError(f"dataset file {name!r} {what} (current folder: {Path.cwd()})")
         raise InputError(f"unknown dataset {name!r}: use one of {sorted(DATASETS)} or a path to a .jsonl file")
     from tokenslim._chunk import coerce_chunks
 

@@ -7,7 +7,7 @@ from typing import Any, Callable, Optional, Sequence
 from langchain_core.callbacks import Callbacks
 from langchain_core.documents import BaseDocumentCompressor, Document
 from langchain_core.runnables.config import run_in_executor
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, field_serializer, field_validator
 
 import tokenslim
 from tokenslim import Chunk, Result
@@ -50,6 +50,11 @@ class TokenSlimCompressor(BaseDocumentCompressor):
         on_result: Called with the :class:`tokenslim.Result` of every call (for
             logging or inspecting drops); must be thread-safe if the compressor is shared.
 
+    Saving: ``model_dump()``/``model_dump_json()`` write the pipeline as
+    :meth:`tokenslim.Pipeline.to_config` and ``model_validate()``/``model_validate_json()``
+    rebuild it (custom stages must be registered with :func:`tokenslim.register_stage`);
+    ``on_result`` is not saved.
+
     Example:
         >>> from langchain_classic.retrievers import ContextualCompressionRetriever  # doctest: +SKIP
         >>> retriever = ContextualCompressionRetriever(  # doctest: +SKIP
@@ -61,7 +66,22 @@ class TokenSlimCompressor(BaseDocumentCompressor):
     pipeline: Any = Field(default_factory=tokenslim.default_pipeline)
     score_keys: tuple[str, ...] = ("relevance_score", "score")
     disable: tuple[str, ...] = ()
-    on_result: Optional[Callable[[Result], None]] = None
+    on_result: Optional[Callable[[Result], None]] = Field(default=None, exclude=True)
+
+    @field_validator("pipeline", mode="before")
+    @classmethod
+    def _load_pipeline(cls, value: Any) -> tokenslim.Pipeline:
+        """Accept a Pipeline, or its config dict (what ``model_dump`` wrote)."""
+        if isinstance(value, tokenslim.Pipeline):
+            return value
+        if isinstance(value, dict):
+            return tokenslim.Pipeline.from_config(value)  # ConfigError is a ValueError: pydantic reports it
+        raise ValueError(f"pipeline must be a tokenslim.Pipeline or its config dict, got {type(value).__name__}")
+
+    @field_serializer("pipeline")
+    def _save_pipeline(self, pipeline: tokenslim.Pipeline) -> dict[str, Any]:
+        """The pipeline as plain data (raises ConfigError for an unregistered stage)."""
+        return pipeline.to_config()
 
     def compress_documents(
         self,

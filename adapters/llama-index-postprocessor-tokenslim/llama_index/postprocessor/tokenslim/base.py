@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, List, Optional
 
-from llama_index.core.bridge.pydantic import Field
+from llama_index.core.bridge.pydantic import Field, field_serializer, field_validator
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle
 
@@ -28,8 +28,13 @@ class TokenSlimPostprocessor(BaseNodePostprocessor):
     left out; ``on_result`` receives the full :class:`tokenslim.Result` of each call.
     No per-call state is kept on the instance.
 
+    Saving (``to_dict``/``to_json``, ``from_dict``/``from_json``) writes the pipeline as
+    :meth:`tokenslim.Pipeline.to_config` and rebuilds it from that; custom stages must be
+    registered with :func:`tokenslim.register_stage`. ``on_result`` is not saved.
+
     Args:
-        pipeline: The tokenslim pipeline (default :func:`tokenslim.default_pipeline`).
+        pipeline: The tokenslim pipeline (default :func:`tokenslim.default_pipeline`), or
+            its config dict.
         disable: Pipeline step names to skip on every call.
         on_result: Called with the :class:`tokenslim.Result` of every call.
     """
@@ -37,6 +42,21 @@ class TokenSlimPostprocessor(BaseNodePostprocessor):
     pipeline: Any = Field(default_factory=tokenslim.default_pipeline, description="The tokenslim Pipeline to run.")
     disable: tuple[str, ...] = Field(default=(), description="Pipeline step names to skip.")
     on_result: Optional[Callable[[Result], None]] = Field(default=None, exclude=True)
+
+    @field_validator("pipeline", mode="before")
+    @classmethod
+    def _load_pipeline(cls, value: Any) -> tokenslim.Pipeline:
+        """Accept a Pipeline, or its config dict (what ``to_dict`` wrote)."""
+        if isinstance(value, tokenslim.Pipeline):
+            return value
+        if isinstance(value, dict):
+            return tokenslim.Pipeline.from_config(value)  # ConfigError is a ValueError: pydantic reports it
+        raise ValueError(f"pipeline must be a tokenslim.Pipeline or its config dict, got {type(value).__name__}")
+
+    @field_serializer("pipeline")
+    def _save_pipeline(self, pipeline: tokenslim.Pipeline) -> dict[str, Any]:
+        """The pipeline as plain data (raises ConfigError for an unregistered stage)."""
+        return pipeline.to_config()
 
     @classmethod
     def class_name(cls) -> str:

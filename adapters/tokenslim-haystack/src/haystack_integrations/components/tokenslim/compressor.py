@@ -6,7 +6,8 @@ from dataclasses import replace
 from typing import Any, Callable, Dict, List, Optional
 
 from haystack import Document, component, default_from_dict, default_to_dict
-from haystack.core.errors import SerializationError
+from haystack.core.errors import DeserializationError, SerializationError
+from haystack.utils import deserialize_callable, serialize_callable
 
 import tokenslim
 from tokenslim import Chunk, Result
@@ -23,6 +24,11 @@ class TokenSlimCompressor:
     ``{"original_tokens": ..., "kept_tokens": ...}``; dropped documents are left out.
     ``on_result`` receives the full :class:`tokenslim.Result` of each run. No
     per-run state is kept on the component.
+
+    Serialisation (``to_dict``/``from_dict``, so Haystack pipelines save to YAML) writes
+    the tokenslim pipeline as :meth:`tokenslim.Pipeline.to_config`; custom stages must
+    be registered with :func:`tokenslim.register_stage`, and ``on_result`` must be an
+    importable function (Haystack's ``serialize_callable``).
 
     Args:
         pipeline: A tokenslim pipeline; ``None`` builds ``tokenslim.default_pipeline(token_budget)``.
@@ -42,7 +48,6 @@ class TokenSlimCompressor:
         disable: Optional[List[str]] = None,
         on_result: Optional[Callable[[Result], None]] = None,
     ) -> None:
-        self.custom_pipeline = pipeline is not None
         self.pipeline = pipeline if pipeline is not None else tokenslim.default_pipeline(token_budget)
         self.token_budget = token_budget
         self.disable = list(disable or [])
@@ -77,20 +82,36 @@ class TokenSlimCompressor:
         return {"documents": out}
 
     def to_dict(self) -> Dict[str, Any]:
-        """Serialise the component (default pipeline settings only).
+        """Serialise the component, its tokenslim pipeline included (as plain data).
 
         Raises:
-            SerializationError: the component wraps a custom pipeline or an ``on_result``
-                callback, which cannot be written to YAML.
+            SerializationError: a stage is not registered or holds a value that is not
+                data (see :meth:`tokenslim.Pipeline.to_config`), or ``on_result`` is not
+                an importable function.
         """
-        if self.custom_pipeline or self.on_result is not None:
-            raise SerializationError(
-                "TokenSlimCompressor with a custom pipeline or on_result cannot be serialised; "
-                "build it in code, or use token_budget/disable with the default pipeline"
-            )
-        return default_to_dict(self, token_budget=self.token_budget, disable=self.disable)
+        try:
+            config = self.pipeline.to_config()
+            on_result = serialize_callable(self.on_result) if self.on_result is not None else None
+        except (tokenslim.errors.ConfigError, SerializationError) as exc:
+            raise SerializationError(f"TokenSlimCompressor cannot be serialised: {exc}") from exc
+        return default_to_dict(
+            self, pipeline=config, token_budget=self.token_budget, disable=self.disable, on_result=on_result
+        )
 
     @classmethod
     def from_dict(cls, data: Dict[str, Any]) -> "TokenSlimCompressor":
-        """Rebuild a component written by :meth:`to_dict`."""
+        """Rebuild a component written by :meth:`to_dict`.
+
+        Raises:
+            DeserializationError: the saved pipeline is invalid or names an unregistered stage.
+        """
+        params = dict(data.get("init_parameters", {}))
+        data = {**data, "init_parameters": params}  # the caller's dict is left as it was
+        try:
+            if isinstance(params.get("pipeline"), dict):
+                params["pipeline"] = tokenslim.Pipeline.from_config(params["pipeline"])
+            if isinstance(params.get("on_result"), str):
+                params["on_result"] = deserialize_callable(params["on_result"])
+        except tokenslim.errors.ConfigError as exc:
+            raise DeserializationError(f"TokenSlimCompressor: {exc}") from exc
         return default_from_dict(cls, data)
