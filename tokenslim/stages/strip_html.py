@@ -1,10 +1,12 @@
-"""StripHTML: turn chunks that are raw HTML pages into their main text.
+"""StripHTML: turn chunks and history messages that hold HTML into their main text.
 
-Runs first in :func:`tokenslim.default_pipeline`. Plain-text chunks pass through
-untouched after a check that costs well under a microsecond (see
-:func:`tokenslim.html.looks_like_html`); HTML chunks are replaced by their main
-content, with hidden text (prompt-injection vector) and boilerplate removed and
-recorded in the chunk's metadata and the drop's detail.
+Runs first in :func:`tokenslim.default_pipeline`. Plain text passes through untouched
+after a linear scan for markup (see :func:`tokenslim.html.looks_like_html`: a prefix such
+as a BOM, an XML declaration, a line of text or an ``<svg>`` sprite does not hide a page
+from it); HTML is replaced by its main content, with hidden text (prompt-injection
+vector) and boilerplate removed and recorded. History messages of any role (a tool
+result holding a fetched page, a pasted page in a user turn) get the same treatment, so
+hidden text cannot reach the prompt through the conversation either.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 from dataclasses import asdict
 
 from tokenslim._chunk import Chunk
-from tokenslim._result import Result
+from tokenslim._result import Drop, Result
 from tokenslim.html import MAX_HTML_BYTES, Extraction, extract, looks_like_html
 from tokenslim.stages._base import BaseStage, check
 
@@ -57,24 +59,30 @@ class StripHTML(BaseStage):
         min_chars: An HTML chunk whose main text is shorter than this is dropped
             (reason ``"html_empty"``). At least 1: a page with no text is always dropped.
         keep_tables: Keep tables as ``a | b | c`` rows.
-        max_bytes: Largest HTML chunk accepted, in characters; larger ones raise
+        max_bytes: Largest HTML chunk or message accepted, in characters; larger ones raise
             :class:`~tokenslim.errors.InputTooLarge` (default
             :data:`tokenslim.html.MAX_HTML_BYTES`, 50 MB).
+        history: Also extract HTML found in history messages (any role). A message is
+            kept (its turn structure matters) with the extracted text as content, and its
+            original is recorded as a ``kind="turn"`` drop, reason ``"html_boilerplate"``.
 
     Each shortened chunk gets metadata ``html_removed`` (rule -> ``{"count", "chars"}``,
     hidden-text rules and ``"boilerplate"``) and ``html_title``.
     """
 
-    def __init__(self, *, min_chars: int = 1, keep_tables: bool = True, max_bytes: int = MAX_HTML_BYTES) -> None:
+    def __init__(
+        self, *, min_chars: int = 1, keep_tables: bool = True, max_bytes: int = MAX_HTML_BYTES, history: bool = True
+    ) -> None:
         self.min_chars = min_chars
         self.keep_tables = keep_tables
         self.max_bytes = max_bytes
+        self.history = history
 
     def validate(self) -> None:
         """Check the parameters.
 
         Raises:
-            ConfigError: ``min_chars`` < 1 or ``max_bytes`` < 1, or ``keep_tables`` not a bool.
+            ConfigError: ``min_chars`` < 1 or ``max_bytes`` < 1, or ``keep_tables``/``history`` not a bool.
         """
         check(
             isinstance(self.min_chars, int) and self.min_chars >= 1, self,
@@ -85,9 +93,10 @@ class StripHTML(BaseStage):
             f"max_bytes must be an int >= 1, got {self.max_bytes!r}",
         )
         check(isinstance(self.keep_tables, bool), self, f"keep_tables must be a bool, got {self.keep_tables!r}")
+        check(isinstance(self.history, bool), self, f"history must be a bool, got {self.history!r}")
 
     def apply(self, result: Result) -> Result:
-        """Extract HTML chunks (recorded with ``result.shorten``) and drop empty pages."""
+        """Extract HTML chunks (recorded with ``result.shorten``), drop empty pages, extract HTML messages."""
         plan = plan_strip(result.chunks, keep_tables=self.keep_tables, max_bytes=self.max_bytes)
         out: list[Chunk] = []
         for chunk, ex in plan:
@@ -112,4 +121,29 @@ class StripHTML(BaseStage):
                 )
             )
         result.chunks = out
+        if self.history and result.history:
+            result.history = self._strip_history(result)
         return result
+
+    def _strip_history(self, result: Result) -> list[dict]:
+        messages = []
+        for i, msg in enumerate(result.history):
+            content = msg.get("content")
+            if not isinstance(content, str) or not looks_like_html(content):
+                messages.append(msg)
+                continue
+            ex = extract(content, keep_tables=self.keep_tables, max_bytes=self.max_bytes)
+            new = {**msg, "content": ex.text}
+            detail = _detail(Chunk(text=content), ex)
+            result.drops.append(
+                Drop(
+                    stage=result.current_stage or "?",
+                    kind="turn",
+                    item=msg,
+                    reason="html_boilerplate",
+                    detail=f"history[{i}] ({msg.get('role')}) kept with its main text; {detail}",
+                    tokens=result.count(content) - result.count(ex.text),
+                )
+            )
+            messages.append(new)
+        return messages
