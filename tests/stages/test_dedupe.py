@@ -259,3 +259,35 @@ def test_normalize_helpers_on_real_text(multihop_rag: list[dict]) -> None:
     assert split_excerpt("plain text").body == "plain text"
     assert dedupe_key("  Bankman-Fried’s OWN words!! ") == dedupe_key("bankman fried s own words")
     assert {"bankman-fried", "lavigne", "york"} <= names(ex.body)
+
+
+def test_batch_signatures_equal_datasketch_minhash(hotpot: list[dict]) -> None:
+    import zlib
+
+    from datasketch import MinHash
+
+    from tokenslim._internal.lsh import permutations, signatures
+    from tokenslim._internal.normalize import fold_words, shingles
+
+    texts = [c["paragraph_text"] for row in hotpot[:5] for c in row["contexts"]] + ["one", ""]
+    sets = [shingles(fold_words(t), 5) for t in texts]
+    sigs = signatures(sets, 128)
+    for text, sh, row in zip(texts, sets, sigs):
+        m = MinHash(num_perm=128, permutations=permutations(128), scheme="affine32", hashfunc=zlib.crc32)
+        m.update_batch(sh)
+        assert (m.hashvalues == row).all(), text[:40]
+
+
+def test_lsh_candidates_are_capped_for_look_alikes(hotpot: list[dict]) -> None:
+    # 3,000 copies of one paragraph, each naming its own number: every pair is an LSH candidate
+    # (same shingles but one), none may be dropped (new names), and each chunk is compared
+    # with at most MAX_CANDIDATES kept chunks per bucket instead of every kept chunk.
+    from tokenslim.stages import dedupe
+
+    base = next(c["paragraph_text"] for c in hotpot[3]["contexts"] if len(c["paragraph_text"]) > 600)
+    chunks = [Chunk(f"{base} Station{i}", id=f"b{i}") for i in range(3000)]
+    result = _run(chunks)
+    assert result.drops == []
+    assert dedupe.MAX_CANDIDATES == 64
+    forced = _run(chunks, keep_new_names=False)
+    assert len(forced.chunks) == 1 and {d.reason for d in forced.drops} == {"near_duplicate"}

@@ -30,7 +30,6 @@ Comparisons look at the passage body only: the ``[Excerpt from document]`` heade
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
@@ -49,26 +48,18 @@ from tokenslim._internal.normalize import (
 from tokenslim._result import Result
 from tokenslim.stages._base import BaseStage, check, check_str_list
 
-__all__ = ["Dedupe", "DedupePlan", "plan_dedupe", "merge_windows"]
-
-_perm_lock = threading.Lock()
-_perm_cache: dict[int, Any] = {}
+__all__ = ["Dedupe", "DedupePlan", "plan_dedupe", "merge_windows", "MAX_CANDIDATES", "MAX_SPAN_WINDOWS"]
 
 Embed = Callable[[Sequence[str]], Any]
 
+MAX_CANDIDATES = 64
+"""Most chunks one chunk is compared with in each pass: kept chunks per LSH bucket for near
+duplicates, windows sharing its rarest opening word for overlaps. Real retrieval sets never
+come near it; it keeps adversarial input (thousands of look-alikes) linear."""
 
-def _permutations(num_perm: int) -> Any:
-    """MinHash permutations for ``num_perm``, generated once per process (seed 1)."""
-    perms = _perm_cache.get(num_perm)
-    if perms is None:
-        with _perm_lock:
-            perms = _perm_cache.get(num_perm)
-            if perms is None:
-                from datasketch import MinHash
-
-                perms = MinHash(num_perm=num_perm, seed=1).permutations
-                _perm_cache[num_perm] = perms
-    return perms
+MAX_SPAN_WINDOWS = 64
+"""Most windows merged into one span: a longer chain of overlapping windows of one source is
+merged in runs of this many (in input order), so merging stays linear in the input."""
 
 
 def _suffix_prefix(x: str, y: str, min_chars: int) -> int:
@@ -119,6 +110,55 @@ def _merge(a: str, sa: str, b: str, sb: str, min_overlap_chars: int) -> tuple[st
     return None
 
 
+def _overlap_edges(
+    members: list[int], bodies: list[str], folded: dict[int, str], min_chars: int
+) -> list[tuple[int, int]]:
+    """Pairs ``(i, j)``, ``i < j``, of windows that overlap by at least ``min_chars`` (checked with :func:`_merge`).
+
+    If ``a``'s end overlaps ``b``'s start (or ``a`` holds ``b``), the first ``min_chars``
+    characters of ``b`` lie in the overlap, so every whole word inside them (the first and
+    last may be cut) is a whole word of ``a``. ``b`` is therefore tested only against the
+    windows holding the rarest of those words, at most ``MAX_CANDIDATES`` of them.
+    """
+    postings: dict[str, list[int]] = {}
+    for i in members:
+        for w in dict.fromkeys(folded[i].split(" ")):
+            postings.setdefault(w, []).append(i)
+    edges: set[tuple[int, int]] = set()
+    tried: set[tuple[int, int]] = set()
+    for b in members:
+        inner = folded[b][:min_chars].split(" ")[1:-1]
+        cands = min((postings[w] for w in inner), key=len) if inner else members
+        for a in cands[: MAX_CANDIDATES + 1]:
+            pair = (min(a, b), max(a, b))
+            if a == b or pair in tried:
+                continue
+            tried.add(pair)
+            if _merge(bodies[a], folded[a], bodies[b], folded[b], min_chars) is not None:
+                edges.add(pair)
+    return sorted(edges)
+
+
+def _components(members: list[int], edges: list[tuple[int, int]]) -> list[list[int]]:
+    """Connected components (sorted members, in order of their first member) with at least two members."""
+    parent = {i: i for i in members}
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for a, b in edges:
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+    groups: dict[int, list[int]] = {}
+    for i in members:
+        groups.setdefault(find(i), []).append(i)
+    return sorted((sorted(g) for g in groups.values() if len(g) > 1), key=lambda g: g[0])
+
+
 @dataclass
 class DedupePlan:
     """What :func:`plan_dedupe` decided, by chunk index.
@@ -143,7 +183,7 @@ class _Planner:
         self.bodies = [e.body for e in self.excerpts]
         self.words = [fold_words(b) for b in self.bodies]
         self.sources = [source_key(c.metadata, e.fields, source_keys) for c, e in zip(chunks, self.excerpts)]
-        self.alive = list(range(len(chunks)))
+        self.alive: dict[int, None] = dict.fromkeys(range(len(chunks)))  # ordered set: O(1) removal
         self.absorbed: dict[int, list[int]] = {}
         self.plan = DedupePlan()
 
@@ -159,30 +199,7 @@ class _Planner:
         self.plan.drops[gone] = (reason, detail)
         self.absorbed.setdefault(keep, []).append(gone)
         self.absorbed[keep].extend(self.absorbed.pop(gone, []))
-        self.alive.remove(gone)
-
-    def greedy(
-        self, similar: Callable[[int, int], float], limit: float, reason: str, label: str, keep_new_names: bool
-    ) -> None:
-        """Drop every chunk at least ``limit`` similar to a better-ranked kept chunk.
-
-        With ``keep_new_names`` a chunk that names something (capitalised word, number)
-        its look-alike does not is never dropped.
-        """
-        bags = {i: names(self.bodies[i]) for i in self.alive} if keep_new_names else {}
-        kept: list[int] = []
-        for i in self.best_first():
-            best, sim = -1, -1.0
-            for j in kept:
-                if keep_new_names and not bags[i] <= bags[j]:
-                    continue
-                s = similar(i, j)
-                if s > sim:
-                    best, sim = j, s
-            if best >= 0 and sim >= limit:
-                self.absorb(best, i, reason, f"of {self.chunks[best].id}, {label} {sim:.2f}")
-            else:
-                kept.append(i)
+        del self.alive[gone]
 
     def exact(self) -> None:
         first: dict[str, int] = {}
@@ -194,31 +211,68 @@ class _Planner:
                 first[key] = i
 
     def overlaps(self, min_chars: int, count: Callable[[str], int]) -> None:
+        """Merge overlapping windows of one source into spans.
+
+        Two windows overlap by at least ``min_chars`` only if the whole words inside the
+        first ``min_chars`` characters of one of them occur in the other, so each window
+        is tested against the windows holding its rarest such word (at most
+        ``MAX_CANDIDATES``), never against every window of its source.
+        """
         groups: dict[str, list[int]] = {}
         for i in self.alive:
             source = self.sources[i]
             if source is not None:
                 groups.setdefault(source, []).append(i)
         for members in groups.values():
-            # (member indices, body, whitespace-folded body, overlapping chars removed)
-            spans = [([i], self.bodies[i], squash_spaces(self.bodies[i]), 0) for i in members]
-            merged = True
-            while merged and len(spans) > 1:
-                merged = False
-                for x in range(len(spans)):
-                    for y in range(x + 1, len(spans)):
-                        ids, body, folded, overlap = spans[x]
-                        union = _merge(body, folded, spans[y][1], spans[y][2], min_chars)
-                        if union is not None:
-                            spans[x] = (ids + spans[y][0], union[0], squash_spaces(union[0]), overlap + union[1])
-                            del spans[y]
-                            merged = True
-                            break
-                    if merged:
-                        break
-            for ids, body, _, overlap in spans:
-                if len(ids) > 1:
-                    self._merge_span(ids, body, overlap, count)
+            folded = {i: squash_spaces(self.bodies[i]) for i in members}
+            members = [i for i in members if len(folded[i]) >= min_chars]
+            if len(members) < 2:
+                continue
+            edges = _overlap_edges(members, self.bodies, folded, min_chars)
+            parts = [
+                component[lo : lo + MAX_SPAN_WINDOWS]
+                for component in _components(members, edges)
+                for lo in range(0, len(component), MAX_SPAN_WINDOWS)
+            ]
+            part_of = {i: p for p, part in enumerate(parts) for i in part}
+            part_edges: list[list[tuple[int, int]]] = [[] for _ in parts]
+            for a, b in edges:
+                if part_of[a] == part_of[b]:
+                    part_edges[part_of[a]].append((a, b))
+            for part, inner in zip(parts, part_edges):
+                self._merge_part(part, inner, folded, min_chars, count)
+
+    def _merge_part(
+        self,
+        part: list[int],
+        edges: list[tuple[int, int]],
+        folded: dict[int, str],
+        min_chars: int,
+        count: Callable[[str], int],
+    ) -> None:
+        """Merge the windows of ``part`` along its overlap edges (in input order), then apply each span."""
+        # span root -> (member indices, body, whitespace-folded body, overlapping chars removed)
+        spans = {i: ([i], self.bodies[i], folded[i], 0) for i in part}
+        root = {i: i for i in part}
+        for _ in range(2):  # a second pass joins spans that overlap only once grown
+            grew = False
+            for x, y in edges:
+                rx, ry = sorted((root[x], root[y]))
+                if rx == ry:
+                    continue
+                ids, body, fold, overlap = spans[rx]
+                union = _merge(body, fold, spans[ry][1], spans[ry][2], min_chars)
+                if union is None:
+                    continue
+                spans[rx] = (ids + spans[ry][0], union[0], squash_spaces(union[0]), overlap + spans[ry][3] + union[1])
+                for m in spans.pop(ry)[0]:
+                    root[m] = rx
+                grew = True
+            if not grew:
+                break
+        for ids, body, _, overlap in spans.values():
+            if len(ids) > 1:
+                self._merge_span(ids, body, overlap, count)
 
     def _merge_span(self, ids: list[int], body: str, overlap: int, count: Callable[[str], int]) -> None:
         keep = min(ids, key=self.rank)
@@ -237,40 +291,66 @@ class _Planner:
             self.plan.texts[keep] = text
 
     def near(self, threshold: float, num_perm: int, size: int, keep_new_names: bool) -> None:
-        import zlib
+        """Drop chunks whose MinHash Jaccard estimate with a better-ranked kept chunk reaches ``threshold``.
 
+        Candidates come from LSH banding (:mod:`tokenslim._internal.lsh`): a chunk is compared
+        only with kept chunks sharing a band bucket (the first ``MAX_CANDIDATES`` kept in each
+        bucket), and with at most ``MAX_CANDIDATES`` of them, best-ranked first.
+        """
         import numpy as np
-        from datasketch import MinHash
 
-        perms = _permutations(num_perm)
-        sigs: dict[int, Any] = {}
-        for i in self.alive:
-            # CRC-32 is a C builtin (no Python frame per shingle, unlike the default SHA-1);
-            # datasketch's affine32 scheme pre-mixes hash values, so a weak hash is safe here.
-            m = MinHash(num_perm=num_perm, permutations=perms, scheme="affine32", hashfunc=zlib.crc32)
-            sh = shingles(self.words[i], size)
-            if sh:
-                m.update_batch(sh)
-                sigs[i] = m.hashvalues
-        self.greedy(
-            lambda i, j: float(np.mean(sigs[i] == sigs[j])) if i in sigs and j in sigs else 0.0,
-            threshold,
-            "near_duplicate",
-            "jaccard",
-            keep_new_names,
-        )
+        from tokenslim._internal.lsh import band_buckets, signatures
+
+        rows = {i: k for k, i in enumerate(i for i in self.alive if self.words[i])}
+        sigs = signatures([shingles(self.words[i], size) for i in rows], num_perm)
+        buckets = band_buckets(sigs, threshold)
+        bags = {i: names(self.bodies[i]) for i in rows} if keep_new_names else {}
+        order = self.best_first()
+        position = {i: p for p, i in enumerate(order)}
+        kept_in: dict[int, list[int]] = {}
+        for i in order:
+            k = rows.get(i)
+            if k is None:
+                continue  # no words: never a near duplicate
+            keys = [int(b) for b in buckets[k] if b >= 0]
+            if not keys:
+                continue  # alone in every bucket: no candidate, and nobody's candidate
+            cands = sorted({j for key in keys for j in kept_in.get(key, ())}, key=position.__getitem__)
+            if keep_new_names:
+                cands = [j for j in cands if bags[i] <= bags[j]]
+            cands = cands[:MAX_CANDIDATES]
+            if cands:
+                sims = (sigs[[rows[j] for j in cands]] == sigs[k]).mean(axis=1)
+                best = int(np.argmax(sims))  # the first (best-ranked) of the most similar
+                if sims[best] >= threshold:
+                    j = cands[best]
+                    self.absorb(j, i, "near_duplicate", f"of {self.chunks[j].id}, jaccard {float(sims[best]):.2f}")
+                    continue
+            for key in keys:
+                kept = kept_in.setdefault(key, [])
+                if len(kept) < MAX_CANDIDATES:
+                    kept.append(i)
 
     def semantic(self, threshold: float, embed: Embed, keep_new_names: bool) -> None:
+        """Drop chunks whose embedding cosine with a better-ranked kept chunk reaches ``threshold``
+        (one matrix-vector product per chunk against the kept ones)."""
+        import numpy as np
+
         order = list(self.alive)
-        vecs = embed([self.bodies[i] for i in order])
+        vecs = np.asarray(embed([self.bodies[i] for i in order]))
         row = {i: k for k, i in enumerate(order)}
-        self.greedy(
-            lambda i, j: float(vecs[row[i]] @ vecs[row[j]]),
-            threshold,
-            "semantic_duplicate",
-            "cosine",
-            keep_new_names,
-        )
+        bags = {i: names(self.bodies[i]) for i in order} if keep_new_names else {}
+        kept: list[int] = []
+        for i in self.best_first():
+            cands = [j for j in kept if bags[i] <= bags[j]] if keep_new_names else kept
+            if cands:
+                sims = vecs[[row[j] for j in cands]] @ vecs[row[i]]
+                best = int(np.argmax(sims))
+                if sims[best] >= threshold:
+                    j = cands[best]
+                    self.absorb(j, i, "semantic_duplicate", f"of {self.chunks[j].id}, cosine {float(sims[best]):.2f}")
+                    continue
+            kept.append(i)
 
     def finish(self) -> DedupePlan:
         for keep, gone in self.absorbed.items():

@@ -11,9 +11,14 @@ from tokenslim._internal.titles import TITLE_KEYS, chunk_title
 from tokenslim._result import Result
 from tokenslim.stages._base import BaseStage, check, check_str_list
 
-__all__ = ["TrimTopK", "select_top_k", "Selection"]
+__all__ = ["TrimTopK", "select_top_k", "Selection", "MMR_POOL"]
 
 _RELEVANCE = ("bm25", "embedding", "hybrid")
+
+MMR_POOL = 200
+"""MMR re-ranks only the best ``MMR_POOL`` chunks by score (like LangChain's ``fetch_k``); the
+rest follow in score order. Ordering a pool of p by MMR costs p^2/2 similarities, so the
+stage stays linear in the number of chunks."""
 
 
 @dataclass(frozen=True)
@@ -93,7 +98,10 @@ def select_top_k(
         scores = relevance_scores(query, [c.text for c in chunks], relevance, extra_terms=titles)
         source = relevance
     by_score = sorted(range(n), key=lambda i: (-scores[i], i))
-    rank = _mmr_order(by_score, scores, [c.text for c in chunks], mmr_lambda) if mmr_lambda is not None else by_score
+    rank = by_score
+    if mmr_lambda is not None:
+        rank = _mmr_order(by_score[:MMR_POOL], scores, [c.text for c in chunks], mmr_lambda) + by_score[MMR_POOL:]
+    position = {i: p for p, i in enumerate(rank)}
     dropped: dict[int, tuple[str, str]] = {}
     alive: list[int] = []
     for pos, i in enumerate(rank):
@@ -107,7 +115,7 @@ def select_top_k(
             if mmr_lambda is not None and i in plain_top:
                 dropped[i] = ("mmr_redundant", f"pushed out of the top {k} by more diverse chunks (lambda {mmr_lambda:g})")
             else:
-                dropped[i] = ("beyond_top_k", f"rank {rank.index(i) + 1} > k={k}")
+                dropped[i] = ("beyond_top_k", f"rank {position[i] + 1} > k={k}")
         alive = alive[:k]
     if cliff is not None:
         for pos in range(max(1, min_keep), len(alive)):
@@ -150,6 +158,7 @@ class TrimTopK(BaseStage):
         mmr_lambda: Turn on maximal marginal relevance in [0, 1]: 1 is pure relevance,
             lower values favour chunks unlike those already chosen (word-set Jaccard
             similarity, so near-duplicate windows of one document give way). ``None``: off.
+            MMR re-ranks the best :data:`MMR_POOL` (200) chunks; the rest keep score order.
         relevance: How to score unscored chunks: ``"bm25"`` (fast, default),
             ``"embedding"`` (all-MiniLM-L6-v2 on CPU, offline) or ``"hybrid"``.
         title_keys: Metadata keys holding a chunk's title (indexed with its text), in
