@@ -30,6 +30,7 @@ _BUILTIN: dict[str, str] = {
     "summarize_conversation": "tokenslim.stages.summarize_conversation:SummarizeConversation",
     "budget": "tokenslim.stages.budget:Budget",
     "reorder": "tokenslim.stages.reorder:Reorder",
+    "flag_instructions": "tokenslim.stages.flag_instructions:FlagInstructions",
 }
 _custom: dict[str, type] = {}
 

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from tokenslim.stages.budget import Budget
     from tokenslim.stages.compress_documents import CompressDocuments
     from tokenslim.stages.dedupe import Dedupe
+    from tokenslim.stages.flag_instructions import FlagInstructions
     from tokenslim.stages.reorder import Reorder
     from tokenslim.stages.strip_html import StripHTML
     from tokenslim.stages.summarize_conversation import SummarizeConversation
@@ -24,6 +25,7 @@ _MODULES = {
     "Budget": "budget",
     "CompressDocuments": "compress_documents",
     "Dedupe": "dedupe",
+    "FlagInstructions": "flag_instructions",
     "Reorder": "reorder",
     "StripHTML": "strip_html",
     "SummarizeConversation": "summarize_conversation",
