@@ -6,7 +6,7 @@ import pytest
 
 import tokenslim
 from tokenslim import Chunk, Pipeline
-from tokenslim._internal.titles import chunk_title, lead_subject, text_title, title_end
+from tokenslim._internal.titles import chunk_title, lead_subject, lowercase_words, text_title, title_end
 from tokenslim.errors import ConfigError
 from tokenslim.stages import CompressDocuments, TrimTopK
 
@@ -96,3 +96,23 @@ def test_a_title_under_any_key_ranks_the_chunk() -> None:
         ]
         r = Pipeline([TrimTopK(k=1)]).run(q, chunks)
         assert r.chunks[0].text.startswith("The prize"), key
+
+
+def test_a_subject_read_from_the_text_carries_the_second_hop() -> None:
+    """No titles anywhere: the chunk the top chunk names (by the subject its text opens with) gains relevance."""
+    from tokenslim._internal.relevance import chunk_relevance
+
+    q = "Which country was the star of Moonfall Harbor later ambassador to?"
+    texts = [
+        "Moonfall Harbor is a 1951 drama film. It starred Zorblat Quenchwater as the lighthouse keeper.",
+        "Zorblat Quenchwater (1920 – 2001) was an entertainer and diplomat, envoy to Ghana from 1974.",
+        "Harbor seals rest on rocks; a later census counted them by country.",
+        "Lighthouse keepers in Wales later retired to the country.",
+    ]
+    without = chunk_relevance(q, texts, [""] * 4).scores
+    common = lowercase_words(texts)
+    subjects = [lead_subject(t, common=common) for t in texts]
+    assert subjects == ["Moonfall Harbor", "Zorblat Quenchwater", "Harbor", ""]  # "lighthouse" is a common noun here
+    with_subjects = chunk_relevance(q, texts, subjects).scores
+    assert without[1] < min(without[2], without[3])  # on words alone the bridge paragraph loses to both distractors
+    assert with_subjects[1] > with_subjects[3] and with_subjects[1] > without[1] + 0.5

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from typing import Any, Mapping, Sequence
 
-__all__ = ["TITLE_KEYS", "chunk_title", "text_title", "title_end", "lead_subject"]
+__all__ = ["TITLE_KEYS", "chunk_title", "text_title", "title_end", "lead_subject", "lowercase_words"]
 
 TITLE_KEYS: tuple[str, ...] = (
     "title",
@@ -115,17 +115,33 @@ def title_end(text: str, title: str) -> int:
 
 
 _CAP_WORD = re.compile(r"[^\W\d_][\w'’.\-]*|\d[\w'’.\-]*", re.UNICODE)
+# "The sousaphone (...) is a brass instrument", "A soft drink is ...": the defined term
+_DEFINITION = re.compile(
+    r"^\s*(?:the|an?)\s+([^\W\d_][^,;:.()\n]{0,80}?)\s*(?:\([^)]{0,120}\)\s*)?,?\s+(?:is|was|are|were|refers to)\s", re.I
+)
 _JOINERS = frozenset("of the and for de la le du von van der den di da del y & in on at to a an".split())
 
 
-def lead_subject(text: str, max_words: int = 8) -> str:
+def lowercase_words(texts: Sequence[str]) -> set[str]:
+    """Words written in lower case somewhere in ``texts``: common nouns, not names (for :func:`lead_subject`)."""
+    return {w for t in texts for w in _LOWER_WORD.findall(t)}
+
+
+_LOWER_WORD = re.compile(r"(?<![\w'’])[a-z][a-z'’\-]+")
+
+
+def lead_subject(text: str, max_words: int = 8, common: set[str] | frozenset[str] = frozenset()) -> str:
     """The capitalised phrase a text opens with: what the chunk is about, when it names it first.
 
     ``"Shirley Temple Black (April 23, 1928 – ...) was ..."`` -> ``"Shirley Temple Black"``;
     ``"Kiss and Tell is a 1945 film"`` -> ``"Kiss and Tell"``; ``"In 1990, the firm ..."`` -> ``""``
     (lower-case joiners such as *of*, *and*, *de* may sit inside, never at either end).
+    Without a capitalised opening, the term a definition opens with:
+    ``"The sousaphone ( ), is a brass instrument"`` -> ``"sousaphone"``.
     Encyclopedic, news and product text usually names its subject in the first words,
-    so this stands in for a missing title when linking chunks.
+    so this stands in for a missing title when linking chunks. A one-word phrase whose
+    word is in ``common`` (written in lower case elsewhere, see :func:`lowercase_words`)
+    is a common noun opening a sentence, not a name.
     """
     words: list[str] = []
     pos = 0
@@ -142,6 +158,11 @@ def lead_subject(text: str, max_words: int = 8) -> str:
             break
     while words and words[-1].lower() in _JOINERS:
         words.pop()
+    if text[pos:].lstrip(" \t").startswith(":"):
+        words = []  # "Grad A: ...": a speaker or field label, not a subject
+    if len(words) == 1 and words[0].lower() in common:
+        words = []  # "Lighthouse keepers ...": a capitalised common noun opening a sentence
     if not any(w[0].isupper() and w.lower() not in _JOINERS for w in words):
-        return ""
+        m = _DEFINITION.match(text)
+        return m.group(1) if m and len(m.group(1).split()) <= max_words else ""
     return " ".join(words)

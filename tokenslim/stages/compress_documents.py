@@ -9,7 +9,7 @@ from typing import Callable, Sequence
 from tokenslim._chunk import Chunk
 from tokenslim._internal.relevance import Relevance, bridge_scores, chunk_relevance, relevance_scores, terms
 from tokenslim._internal.sentences import join_spans, split_spans
-from tokenslim._internal.titles import TITLE_KEYS, chunk_title, title_end
+from tokenslim._internal.titles import TITLE_KEYS, chunk_title, lead_subject, lowercase_words, title_end
 from tokenslim._result import Result
 from tokenslim.stages._base import BaseStage, check, check_str_list
 
@@ -77,7 +77,11 @@ def plan_compression(
     budget = max(float(sum(sizes)) * ratio, float(min(min_tokens, sum(sizes))))
     if max_tokens is not None:
         budget = min(budget, float(max_tokens))
+    # no title anywhere: the subject the text opens with links chunks instead (the second hop)
     chunk_titles = [chunk_title(c.text, c.metadata, title_keys) for c in chunks]
+    if not all(chunk_titles):
+        common = lowercase_words([c.text for c in chunks])
+        chunk_titles = [t or lead_subject(c.text, common=common) for t, c in zip(chunk_titles, chunks)]
     # a title the text opens with ("Title: ...", "# ...", f"{title}: {text}") is scored as the title, not as text
     cut = [title_end(c.text, t) for c, t in zip(chunks, chunk_titles)]
     chunk_rel, direct_rel = chunk_relevance(query, [c.text[k:] for c, k in zip(chunks, cut)], chunk_titles, title_weight, hop_weight)
