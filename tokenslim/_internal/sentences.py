@@ -8,13 +8,25 @@ Atomic blocks (never split inside): fenced code (```), indented code, table rows
 matching close), and text inside quotes or brackets. Prose is split at ``.!?``
 followed by whitespace and an upper-case letter, digit, quote or bracket, except
 after common abbreviations and initials; line breaks also end a unit.
+
+Linear time on any input: the boundary pattern starts only at the first mark of a run
+(a 40 KB run of dots is tried once, not 40,000 times), brackets are matched with one
+stack per kind, protected ranges are looked up by bisection, and the scans for the
+end of JSON blocks share a budget of ``JSON_SCAN_FACTOR`` times the text length, so
+thousands of lines opening an unclosed ``[`` cannot make the splitter quadratic.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 
-__all__ = ["split_spans", "split_sentences", "join_spans"]
+__all__ = ["split_spans", "split_sentences", "join_spans", "JSON_SCAN_FACTOR"]
+
+JSON_SCAN_FACTOR = 2
+"""All scans for JSON block ends together read at most this many times the text length;
+past that, lines starting with ``[``/``{`` are split as prose (brackets still protected)."""
+_JSON_MAX = 200_000  # one JSON block's longest scan
 
 _ABBREVIATIONS = frozenset(
     "mr mrs ms dr prof sr jr st vs etc inc ltd co corp no nos vol fig figs al gen col lt sgt capt cmdr gov rep sen "
@@ -22,13 +34,16 @@ _ABBREVIATIONS = frozenset(
     "jan feb mar apr jun jul aug sep sept oct nov dec e.g i.e approx dept est mt ft u.s u.k a.m p.m".split()
 )
 _ACRONYM = re.compile(r"[a-z](?:\.[a-z])+")
-_BOUNDARY = re.compile(r"[.!?…]+[\"'”’)\]]*(?=\s+[\"'“‘(\[]?[A-Z0-9À-ÖØ-Þ])")
+# (?<!...): a match starts only at the first mark of a run, so a run of k marks is tried once, not k times
+_BOUNDARY = re.compile(r"(?<![.!?…])[.!?…]+[\"'”’)\]]*(?=\s+[\"'“‘(\[]?[A-Z0-9À-ÖØ-Þ])")
 _FENCE = re.compile(r"^(```|~~~)")
 _TABLE = re.compile(r"^\s*\|.*\|\s*$|^[^|\n]*\|[^|\n]*\|")
 _JSON_START = re.compile(r"^\s*[\[{]")
 _OPEN, _CLOSE = "([{", ")]}"
 _QUOTE_PAIRS = {'"': '"', "“": "”"}
 _QUOTE_CLOSERS = frozenset("”")
+_MARK = re.compile('[()\\[\\]{}"“”]')
+_JSON_MARK = re.compile(r'[\[\]{}"\\]')
 
 
 def _line_spans(text: str) -> list[tuple[int, int]]:
@@ -39,16 +54,17 @@ def _line_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def _balanced_json_end(text: str, start: int) -> int | None:
-    """End offset of a bracketed block starting at ``start`` (strings respected), or None."""
-    depth, in_str, esc = 0, False, False
-    for i in range(start, min(len(text), start + 200_000)):
-        ch = text[i]
+def _balanced_json_end(text: str, start: int, stop: int) -> int | None:
+    """End offset of a bracketed block starting at ``start`` (strings respected), or None
+    when it does not close before ``stop``. Steps from mark to mark (brackets, quotes, backslashes)."""
+    depth, in_str, escaped_at = 0, False, -1
+    for m in _JSON_MARK.finditer(text, start, stop):
+        i, ch = m.start(), m.group()
         if in_str:
-            if esc:
-                esc = False
-            elif ch == "\\":
-                esc = True
+            if escaped_at == i:
+                continue
+            if ch == "\\":
+                escaped_at = i + 1
             elif ch == '"':
                 in_str = False
         elif ch == '"':
@@ -66,6 +82,7 @@ def _blocks(text: str) -> list[tuple[int, int, bool]]:
     """Split into ``(start, end, atomic)`` blocks by line structure."""
     lines = _line_spans(text)
     out: list[tuple[int, int, bool]] = []
+    budget = JSON_SCAN_FACTOR * len(text)  # characters left for JSON end scans
     i = 0
     while i < len(lines):
         s, e = lines[i]
@@ -78,8 +95,11 @@ def _blocks(text: str) -> list[tuple[int, int, bool]]:
             out.append((s, lines[min(j, len(lines) - 1)][1], True))
             i = j + 1
             continue
-        if _JSON_START.match(line):
-            json_end = _balanced_json_end(text, s + len(line) - len(line.lstrip()))
+        if budget > 0 and _JSON_START.match(line):
+            first = s + len(line) - len(line.lstrip())
+            stop = min(len(text), first + _JSON_MAX, first + budget)
+            json_end = _balanced_json_end(text, first, stop)
+            budget -= (json_end or stop) - first
             if json_end is not None and json_end > s:
                 # extend to the end of the line holding the close bracket
                 while i < len(lines) and lines[i][1] < json_end:
@@ -114,21 +134,30 @@ def _is_abbreviation(text: str, dot: int) -> bool:
 
 
 def _protected(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    """Ranges inside matched brackets or quotes (within one block); unmatched marks are ignored."""
+    """Sorted disjoint open ranges ``(a, b)`` inside matched brackets or quotes (within one
+    block); unmatched marks are ignored.
+
+    A closing bracket matches the latest open bracket of its kind and closes every bracket
+    opened after it. Each kind keeps the indices of its entries in the shared stack, so a
+    close with no open bracket of its kind costs O(1) instead of a scan of the stack.
+    """
     ranges: list[tuple[int, int]] = []
-    stack: list[tuple[str, int]] = []
+    stack: list[tuple[str, int]] = []  # (open char, position) of each open bracket
+    by_kind: dict[str, list[int]] = {ch: [] for ch in _OPEN}  # indices into ``stack``
     quote_at: dict[str, int] = {}
-    for i in range(start, end):
-        ch = text[i]
+    for m in _MARK.finditer(text, start, end):
+        i, ch = m.start(), m.group()
         if ch in _OPEN:
+            by_kind[ch].append(len(stack))
             stack.append((ch, i))
         elif ch in _CLOSE:
-            want = _OPEN[_CLOSE.index(ch)]
-            for k in range(len(stack) - 1, -1, -1):
-                if stack[k][0] == want:
-                    ranges.append((stack[k][1], i))
-                    del stack[k:]
-                    break
+            mine = by_kind[_OPEN[_CLOSE.index(ch)]]
+            if mine:
+                k = mine[-1]
+                ranges.append((stack[k][1], i))
+                for kind, _ in stack[k:]:
+                    by_kind[kind].pop()
+                del stack[k:]
         elif ch in _QUOTE_PAIRS:
             closing = _QUOTE_PAIRS[ch]
             if ch == closing or ch not in quote_at:
@@ -138,16 +167,26 @@ def _protected(text: str, start: int, end: int) -> list[tuple[int, int]]:
                     quote_at[closing] = i
         elif ch in _QUOTE_CLOSERS and ch in quote_at:
             ranges.append((quote_at.pop(ch), i))
-    return ranges
+    ranges.sort()
+    merged: list[tuple[int, int]] = []
+    for a, b in ranges:
+        if merged and a < merged[-1][1]:  # starts inside the previous range
+            if b > merged[-1][1]:
+                merged[-1] = (merged[-1][0], b)
+        else:
+            merged.append((a, b))
+    return merged
 
 
 def _split_prose(text: str, start: int, end: int) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     seg_start = start
     ranges = _protected(text, start, end)
+    starts = [a for a, _ in ranges]
     for m in _BOUNDARY.finditer(text, start, end):
         p = m.start()
-        if any(a < p < b for a, b in ranges):
+        k = bisect.bisect_left(starts, p) - 1  # the last range opening before p
+        if k >= 0 and p < ranges[k][1]:
             continue
         if text[p] == "." and _is_abbreviation(text, p):
             continue

@@ -13,9 +13,12 @@ from tokenslim._internal.titles import TITLE_KEYS, chunk_title, lead_subject, lo
 from tokenslim._result import Result
 from tokenslim.stages._base import BaseStage, check, check_str_list
 
-__all__ = ["CompressDocuments", "plan_compression", "Plan"]
+__all__ = ["CompressDocuments", "plan_compression", "Plan", "MAX_TITLE_TERMS"]
 
 _RELEVANCE = ("bm25", "embedding", "hybrid")
+MAX_TITLE_TERMS = 32
+"""Title terms indexed with each sentence for sentence relevance (the first 32); longer
+titles are cut so a huge title costs linear, not sentences x title, time and memory."""
 _ANAPHOR = re.compile(r"^[\"'“(]?(?:he|she|it|they|his|her|its|their|this|these|those|there)\b", re.I)
 
 
@@ -98,7 +101,10 @@ def plan_compression(
         return Plan(spans, keep, chunk_rel, budget)
     texts = [chunks[i].text[spans[i][j][0] : spans[i][j][1]] for i, j in units]
     scored = [chunks[i].text[max(spans[i][j][0], cut[i]) : spans[i][j][1]] for i, j in units]
-    titles = [terms(chunk_titles[i]) for i, _ in units]
+    # one capped term list per chunk, shared by its sentences: a 4,000-word title must not be
+    # copied into each of 4,000 sentences (16M terms); real titles are far under the cap
+    title_terms = {i: terms(chunk_titles[i])[:MAX_TITLE_TERMS] for i in {i for i, _ in units}}
+    titles = [title_terms[i] for i, _ in units]
     sent_rel = relevance_scores(query, scored, relevance, extra_terms=titles)
     want = _answer_pattern(query)
     bridge = (
