@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import re
 import time
-from typing import Any, Iterable, Literal, Sequence
+from typing import Any, Iterable, Literal, Mapping, Sequence
 
 from tokenslim._chunk import Chunk, Message
 from tokenslim._result import Result, StageReport
@@ -174,6 +174,7 @@ class Pipeline:
         system_prompt: str | None = None,
         *,
         disable: Iterable[str] = (),
+        _tokenizer: Tokenizer | None = None,
     ) -> Result:
         """Run every stage over one request.
 
@@ -198,7 +199,7 @@ class Pipeline:
         if unknown:
             raise ConfigError(f"disable names unknown steps {sorted(unknown)}; steps are {list(self.named_steps)}")
         try:
-            result = Result.create(query, chunks, history, system_prompt, tokenizer=self.get_tokenizer())
+            result = Result.create(query, chunks, history, system_prompt, tokenizer=_tokenizer or self.get_tokenizer())
         except InputError as exc:
             logger.warning("refused input: %s: %s", type(exc).__name__, exc)
             raise
@@ -207,6 +208,56 @@ class Pipeline:
                 continue
             result = self._run_step(name, stage, result)
         return result
+
+    def run_batch(self, requests: Iterable[str | Mapping[str, Any]]) -> list[Result]:
+        """Run many requests, sharing work between them (like spaCy's ``nlp.pipe``).
+
+        Each request is a query string or a mapping with ``"query"`` and optionally
+        ``"chunks"``, ``"history"``, ``"system_prompt"``, ``"disable"`` and
+        ``"params"``: ``{"<step>__<param>": value}`` settings for that request only
+        (a budget, a k, a ratio). Those run on a copy of the stages; the shared
+        pipeline is never changed, so one pipeline can serve threads meanwhile.
+        Token counts are shared across the batch (a chunk retrieved for several
+        queries is tokenised once). Results are the same as ``run()`` would give,
+        request by request, in order.
+
+        Raises:
+            InputError: a request is not a str or a mapping with a str ``"query"``; or
+                as :meth:`run` for its contents. ConfigError: unknown ``params``.
+        """
+        counts = _SharedCounts(self.get_tokenizer())
+        variants: dict[tuple[tuple[str, str], ...], Pipeline] = {}
+        out: list[Result] = []
+        for n, req in enumerate(requests):
+            if isinstance(req, str):
+                req = {"query": req}
+            if not isinstance(req, Mapping) or not isinstance(req.get("query"), str):
+                raise InputError(f"request {n}: expected a query str or a mapping with a str 'query', got {req!r:.80}")
+            unknown = set(req) - {"query", "chunks", "history", "system_prompt", "disable", "params"}
+            if unknown:
+                raise InputError(f"request {n}: unknown keys {sorted(unknown)}")
+            params = dict(req.get("params") or {})
+            key = tuple(sorted((k, repr(v)) for k, v in params.items()))
+            pipe = variants.get(key)
+            if pipe is None:
+                pipe = self._variant(params) if params else self
+                variants[key] = pipe
+            out.append(
+                pipe.run(req["query"], req.get("chunks"), req.get("history"), req.get("system_prompt"),
+                         disable=req.get("disable", ()), _tokenizer=counts)
+            )
+        return out
+
+    def _variant(self, params: Mapping[str, Any]) -> "Pipeline":
+        """A copy of this pipeline with fresh stage objects and ``params`` set on them."""
+        steps = []
+        for name, stage in self._named():
+            if hasattr(stage, "get_params") and hasattr(stage, "set_params"):
+                stage = type(stage)(**stage.get_params())
+            steps.append((name, stage))
+        pipe = Pipeline(steps, tokenizer=self.tokenizer, on_error=self.on_error)
+        pipe._tok = self._tok
+        return pipe.set_params(**params)
 
     def __call__(self, result: Result, /) -> Result:
         """Run the stages over an existing Result (so a Pipeline can be a step)."""
@@ -298,3 +349,24 @@ def default_pipeline(token_budget: int | None = None, tokenizer: Any = None, *, 
         steps.append(S.Budget(max_tokens=token_budget))
     steps.append(S.Reorder())
     return Pipeline(steps, tokenizer=tokenizer, on_error=on_error)
+
+
+class _SharedCounts:
+    """The pipeline's tokenizer with one count cache for a whole :meth:`Pipeline.run_batch`."""
+
+    def __init__(self, tokenizer: Tokenizer) -> None:
+        self._tok = tokenizer
+        self.name = tokenizer.name
+        self._counts: dict[str, int] = {}
+
+    def count(self, text: str) -> int:
+        n = self._counts.get(text)
+        if n is None:
+            n = self._counts[text] = self._tok.count(text)
+        return n
+
+    def encode(self, text: str) -> list[int]:
+        return self._tok.encode(text)
+
+    def decode(self, ids: list[int]) -> str:
+        return self._tok.decode(ids)

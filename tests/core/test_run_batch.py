@@ -1,0 +1,45 @@
+"""Pipeline.run_batch: same results as run(), per-request settings that never touch the shared pipeline."""
+
+from __future__ import annotations
+
+import pytest
+
+import tokenslim
+from tokenslim.bench import datasets
+from tokenslim.errors import ConfigError, InputError
+
+
+def _same(a: tokenslim.Result, b: tokenslim.Result) -> None:
+    assert [(c.id, c.text) for c in a.chunks] == [(c.id, c.text) for c in b.chunks]
+    assert [(d.stage, d.kind, d.reason, d.detail) for d in a.drops] == [(d.stage, d.kind, d.reason, d.detail) for d in b.drops]
+    assert (a.tokens_before, a.tokens_after, a.history) == (b.tokens_before, b.tokens_after, b.history)
+
+
+def test_run_batch_equals_run_with_per_request_settings() -> None:
+    examples = datasets.hotpotqa(6) + datasets.qmsum(2)
+    pipe = tokenslim.default_pipeline()
+    before = pipe.get_params()
+    settings = [{}, {"compress_documents__ratio": 0.5}, {"trim_top_k__k": 2}, {}, {"compress_documents__max_tokens": 60}, {}, {}, {"trim_top_k__k": 1}]
+    requests = [
+        {"query": e.query, "chunks": e.chunks, "params": s} if s else {"query": e.query, "chunks": e.chunks}
+        for e, s in zip(examples, settings)
+    ]
+    batch = pipe.run_batch(requests)
+    assert pipe.get_params() == before  # the shared pipeline was never changed
+    for e, s, got in zip(examples, settings, batch):
+        alone = tokenslim.default_pipeline().set_params(**s) if s else tokenslim.default_pipeline()
+        _same(got, alone.run(e.query, e.chunks))
+    # the settings took effect: a smaller budget keeps fewer tokens than the default on the same request
+    assert batch[4].tokens_after < pipe.run(examples[4].query, examples[4].chunks).tokens_after
+
+
+def test_run_batch_accepts_bare_queries_and_refuses_bad_requests() -> None:
+    pipe = tokenslim.default_pipeline()
+    assert [r.query for r in pipe.run_batch(["a?", {"query": "b?", "chunks": ["x."]}])] == ["a?", "b?"]
+    assert pipe.run_batch([]) == []
+    with pytest.raises(InputError, match="request 1"):
+        pipe.run_batch(["ok", {"chunks": ["no query"]}])
+    with pytest.raises(InputError, match="unknown keys"):
+        pipe.run_batch([{"query": "q", "budget": 3}])
+    with pytest.raises(ConfigError):
+        pipe.run_batch([{"query": "q", "params": {"compress_documents__nope": 1}}])
