@@ -168,22 +168,34 @@ def test_import_is_light():
     assert tokenslim.Pipeline.__module__ == "tokenslim"
 
 
-@pytest.mark.parametrize(
-    "stage",
-    [
-        tokenslim.stages.TrimTopK(k=-1),
-        tokenslim.stages.Dedupe(threshold=2.0),
-        tokenslim.stages.CompressDocuments(ratio=0),
-        tokenslim.stages.SummarizeConversation(keep_last=-1),
-        tokenslim.stages.Budget(max_tokens=0),
-        tokenslim.stages.Reorder(order="random"),
-        tokenslim.stages.StripHTML(min_chars=0),
-    ],
-    ids=repr,
-)
-def test_stage_used_alone_refuses_bad_parameters(stage, example):
+BAD = [
+    ("TrimTopK", {"k": -1}),
+    ("Dedupe", {"threshold": 2.0}),
+    ("CompressDocuments", {"ratio": 3}),
+    ("SummarizeConversation", {"keep_last": -1}),
+    ("Budget", {"max_tokens": 0}),
+    ("Reorder", {"order": "random"}),
+    ("StripHTML", {"min_chars": 0}),
+]
+
+
+@pytest.mark.parametrize(("cls_name", "bad"), BAD, ids=[c for c, _ in BAD])
+def test_bad_parameters_are_refused_at_construction_set_params_and_call(cls_name, bad, example):
+    cls = getattr(tokenslim.stages, cls_name)
+    (param, value), = bad.items()
+    with pytest.raises(ConfigError, match=f"{cls_name}: {param}"):
+        cls(**({"max_tokens": 100} if cls_name == "Budget" else {}) | bad)
+    stage = cls(max_tokens=100) if cls_name == "Budget" else cls()
+    before = stage.get_params()
+    with pytest.raises(ConfigError, match=param):
+        stage.set_params(**bad)
+    assert stage.get_params() == before  # a refused set_params changes nothing
+    with pytest.raises(ConfigError, match=param):
+        Pipeline([stage]).set_params(**{f"{stage.name}__{param}": value})
+    assert stage.get_params() == before
+    setattr(stage, param, value)  # assigned directly: still refused before it runs, also used alone
     query, chunks = example
     r = Result.create(query, chunks)
-    with pytest.raises(ConfigError, match=type(stage).__name__):
+    with pytest.raises(ConfigError, match=cls_name):
         stage(r)
     assert [c.id for c in r.chunks] == [c.id for c in Result.create(query, chunks).chunks] and not r.drops

@@ -159,20 +159,25 @@ def test_request_and_budget_errors_raise_even_when_failing_open(example):
 
 
 BAD_PARAMS = [
-    (StripHTML(min_chars=0), "min_chars"),
-    (Dedupe(threshold=1.5), "threshold"),
-    (TrimTopK(k=0), "k must be"),
-    (CompressDocuments(ratio=0), "ratio"),
-    (SummarizeConversation(keep_last=-1), "keep_last"),
-    (Budget(max_tokens=0), "max_tokens"),
-    (Reorder(order="random"), "order"),
+    (StripHTML, {"min_chars": 0}, "min_chars"),
+    (Dedupe, {"threshold": 1.5}, "threshold"),
+    (TrimTopK, {"k": 0}, "k must be"),
+    (CompressDocuments, {"ratio": 0}, "ratio"),
+    (SummarizeConversation, {"keep_last": -1}, "keep_last"),
+    (Budget, {"max_tokens": 0}, "max_tokens"),
+    (Reorder, {"order": "random"}, "order"),
 ]
 
 
-@pytest.mark.parametrize(("stage", "param"), BAD_PARAMS, ids=[s.name for s, _ in BAD_PARAMS])
-def test_bad_parameters_raise_config_error_naming_the_parameter(example, stage, param):
+@pytest.mark.parametrize(("cls", "params", "param"), BAD_PARAMS, ids=[c.__name__ for c, _, _ in BAD_PARAMS])
+def test_bad_parameters_raise_config_error_naming_the_parameter(example, cls, params, param):
     query, chunks, _ = example
-    with pytest.raises(ConfigError, match=f"{type(stage).__name__}: {param}"):
+    with pytest.raises(ConfigError, match=f"{cls.__name__}: {param}"):
+        cls(**params)  # refused when built
+    stage = cls(max_tokens=100) if cls is Budget else cls()
+    for k, v in params.items():
+        setattr(stage, k, v)  # assigned directly: refused before the pipeline runs, even when failing open
+    with pytest.raises(ConfigError, match=f"{cls.__name__}: {param}"):
         Pipeline([stage], on_error="skip").run(query, chunks)
 
 

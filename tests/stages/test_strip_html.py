@@ -91,9 +91,9 @@ def test_params_and_validation():
         "min_chars": 5, "keep_tables": False, "max_bytes": tokenslim.html.MAX_HTML_BYTES, "history": True
     }
     assert repr(s) == "StripHTML(min_chars=5, keep_tables=False)"
-    for bad in (StripHTML(min_chars=0), StripHTML(max_bytes=0), StripHTML(keep_tables="yes"), StripHTML(history=1)):
+    for bad in ({"min_chars": 0}, {"max_bytes": 0}, {"keep_tables": "yes"}, {"history": 1}):
         with pytest.raises(ConfigError):
-            bad.validate()
+            StripHTML(**bad)
 
 
 def test_too_large_page_is_refused():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import abc
+import functools
 import inspect
 import re
 from typing import Any, Protocol, runtime_checkable
@@ -30,10 +31,13 @@ class BaseStage(abc.ABC):
     """Base class for tokenslim stages, in the manner of scikit-learn estimators.
 
     * ``__init__`` takes keyword-only parameters and stores them unchanged
-      (no I/O, no model loads); ``get_params``/``set_params``/``repr`` are derived
-      from its signature.
-    * :meth:`validate` checks the parameters (raises :class:`ConfigError`); the
-      pipeline calls it before the first stage runs.
+      (no I/O, no model loads). Its signature is the one declaration of the
+      parameters: names, types and defaults; ``get_params``/``set_params``,
+      ``repr`` and :meth:`tokenslim.Pipeline.to_config` all read it.
+    * :meth:`validate` checks the parameters (raises :class:`ConfigError`). It runs
+      when the stage is built (``CompressDocuments(ratio=3)`` raises at once), after
+      every :meth:`set_params`, and before every call (attributes can be assigned
+      directly).
     * ``__call__(result)`` runs :meth:`apply`, which records every removal on the
       result and never mutates ``self``, so one instance can serve many threads.
     """
@@ -45,6 +49,9 @@ class BaseStage(abc.ABC):
         super().__init_subclass__(**kwargs)
         if not cls.__dict__.get("name"):
             cls.name = _snake(cls.__name__)
+        init = cls.__dict__.get("__init__")
+        if init is not None and not getattr(init, "_tokenslim_validates", False):
+            cls.__init__ = _validating(init)  # type: ignore[method-assign]
 
     @classmethod
     def _param_names(cls) -> list[str]:
@@ -56,12 +63,24 @@ class BaseStage(abc.ABC):
         return {k: getattr(self, k) for k in self._param_names()}
 
     def set_params(self, **params: Any) -> "BaseStage":
-        """Change parameters (unknown names raise :class:`ConfigError`); returns self."""
+        """Change parameters and validate them; returns self.
+
+        Raises:
+            ConfigError: an unknown name or an invalid value (the stage keeps its old values).
+        """
         valid = set(self._param_names())
-        for k, v in params.items():
+        for k in params:
             if k not in valid:
                 raise ConfigError(f"{type(self).__name__} has no parameter {k!r}; valid: {sorted(valid)}")
+        old = {k: getattr(self, k) for k in params}
+        for k, v in params.items():
             setattr(self, k, v)
+        try:
+            self.validate()
+        except ConfigError:
+            for k, v in old.items():
+                setattr(self, k, v)
+            raise
         return self
 
     def validate(self) -> None:
@@ -90,6 +109,20 @@ class BaseStage(abc.ABC):
         }
         shown = [f"{k}={v!r}" for k, v in params.items() if defaults.get(k, inspect.Parameter.empty) is not v and defaults.get(k) != v]
         return f"{type(self).__name__}({', '.join(shown)})"
+
+
+def _validating(init: Any) -> Any:
+    """Wrap a stage's ``__init__`` so the finished object validates its parameters
+    (only the most derived ``__init__`` does, once every parameter is stored)."""
+
+    @functools.wraps(init)
+    def __init__(self: BaseStage, *args: Any, **kwargs: Any) -> None:
+        init(self, *args, **kwargs)
+        if type(self).__init__ is __init__:
+            self.validate()
+
+    __init__._tokenslim_validates = True  # type: ignore[attr-defined]
+    return __init__
 
 
 def check(condition: bool, stage: BaseStage, message: str) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
-from tokenslim._chunk import Chunk
+from tokenslim._chunk import Chunk, Message
 from tokenslim._result import Drop, Result
 from tokenslim.html import MAX_HTML_BYTES, Extraction, extract, looks_like_html
 from tokenslim.stages._base import BaseStage, check
@@ -125,7 +125,7 @@ class StripHTML(BaseStage):
             result.history = self._strip_history(result)
         return result
 
-    def _strip_history(self, result: Result) -> list[dict]:
+    def _strip_history(self, result: Result) -> list[Message]:
         messages = []
         for i, msg in enumerate(result.history):
             content = msg.get("content")
