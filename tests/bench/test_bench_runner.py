@@ -26,12 +26,47 @@ def test_rows_are_baseline_then_one_stage_at_a_time(run) -> None:
     n = len(measured)
     warm, sent = backend.sequential[:2], backend.sequential[2:]
     assert [_chunks_in(m) for m in warm] == [10, 10]  # warm-up: baseline prompts of other questions
-    assert len(sent) == 3 * n  # the no-op stage is not re-sent
-    assert [_chunks_in(m) for m in sent[:n]] == [10] * n
-    assert [_chunks_in(m) for m in sent[n : 2 * n]] == [5] * n
-    assert [_chunks_in(m) for m in sent[2 * n :]] == [2] * n
+    assert len(sent) == 2 * 3 * n  # 2 interleaved passes; the no-op stage is not re-sent
+    # Interleaved: each question's three prompts go together, in an order that varies by question.
+    orders = []
+    for k in range(2 * n):
+        group = sent[3 * k : 3 * k + 3]
+        assert len({m[-1]["content"].rsplit("Question: ", 1)[1] for m in group}) == 1
+        assert sorted(_chunks_in(m) for m in group) == [2, 5, 10]
+        orders.append(tuple(_chunks_in(m) for m in group))
+    assert len(set(orders)) > 1
     assert len(backend.concurrent) == 3 * n
-    assert backend.resets == 6  # fresh prefix cache before every timed pass
+    assert backend.resets == 2 * 3 * n + 3  # a fresh prefix cache before every timed request and throughput pass
+    assert rep.meta["repeats"] == 2 and "interleaved" in rep.meta["timing"]
+
+
+def test_prefill_ratios_are_paired_per_question(run) -> None:
+    rep, _, _ = run
+    for label in ("+keep_first_5", "+keep_first_2"):
+        records, base = rep.examples[label], rep.examples["baseline"]
+        for r, b in zip(records, base):
+            assert r["prefill_ratio"] == pytest.approx(r["prefill_ms"] / b["prefill_ms"])
+            assert len(r["prefill_ms_runs"]) == 2
+        ratio = rep.stage(label)["prefill_ratio"]
+        assert ratio["low"] <= ratio["mean"] <= ratio["high"] < 1
+        # the fake prefill is proportional to tokens: the two ratios agree
+        assert ratio["mean"] == pytest.approx(rep.stage(label)["tokens_ratio"]["mean"], rel=0.02)
+    assert rep.stage("baseline")["throughput"]["prefix_cache_hit_rate"] == 0.0
+
+
+def test_answer_likelihood_and_controls_separate(run) -> None:
+    rep, _, measured = run
+    spans = [e for e in measured if e.answers[0].lower() not in ("yes", "no")]
+    base = rep.stage("baseline")
+    assert base["answer_nll"]["n"] == len(spans)  # yes/no answers are not scored
+    # the oracle reader finds answers present in the prompt likely: cutting to 2 chunks loses some
+    assert rep.stage("+keep_first_2")["answer_nll_delta"]["mean"] > 0
+    controls = {c["control"]: c for c in rep.controls}
+    assert set(controls) == {"evidence_removed", "gold_only"}
+    assert controls["evidence_removed"]["answer_nll_delta"]["low"] > 0
+    assert controls["gold_only"]["tokens_model"]["mean"] < base["tokens_model"]["mean"]
+    assert rep.checks["likelihood"]["separates"] is not None
+    assert "evidence removed +" in rep.checks["likelihood"]["detail"]
 
 
 def test_unchanged_stage_is_listed_with_previous_figures(run) -> None:
@@ -119,6 +154,8 @@ def test_labels_and_errors() -> None:
         run_ablation(ex, backend, pipe, max_tokens=0, progress=False)
     with pytest.raises(ConfigError, match="concurrency"):
         run_ablation(ex, backend, pipe, concurrency=-1, progress=False)
+    with pytest.raises(ConfigError, match="repeats"):
+        run_ablation(ex, backend, pipe, repeats=0, progress=False)
 
 
 def test_concurrency_zero_skips_throughput_pass() -> None:
@@ -139,3 +176,19 @@ def test_backend_that_caps_concurrency_itself_gets_one_call() -> None:
     rep = run_ablation(ex, backend, Pipeline([KeepFirst(k=3)]), concurrency=2, progress=False)
     assert backend.caps == [(5, 2), (5, 2)]
     assert rep.stages[0]["throughput"]["concurrency"] == 2
+
+
+def test_likelihood_scores_span_answers_and_builds_controls_from_supporting_titles() -> None:
+    from tokenslim.bench import likelihood as L
+
+    assert L.scored_answer(["yes"]) is None and L.scored_answer(["No", "no"]) is None
+    assert L.scored_answer(["Chief of Protocol"]) == "Chief of Protocol"
+    ex = datasets.hotpotqa(1)[0]
+    ids = L.evidence_ids(ex)
+    assert sorted((ex.chunks[i].metadata or {})["title"] for i in ids) == sorted(set(ex.gold["supporting"]))
+    controls = L.control_chunks(ex)
+    assert len(controls["gold_only"]) == len(ids) and len(controls["evidence_removed"]) == len(ex.chunks) - len(ids)
+    # Without supporting titles the chunks holding the answer are the evidence.
+    bare = datasets.Example("x", ex.query, ex.chunks, ex.answers)
+    assert all(L.M.contains_answer(bare.chunks[i].text, ex.answers) for i in L.evidence_ids(bare))
+    assert L.nll_per_token([-1.0, -2.0]) == 1.5

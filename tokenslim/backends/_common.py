@@ -7,7 +7,7 @@ from typing import Any, Sequence
 from tokenslim._chunk import Message
 from tokenslim.errors import InputError
 
-__all__ = ["check_prompts", "encode_chat", "render_plain"]
+__all__ = ["check_prompts", "continuation_ids", "encode_chat", "render_plain"]
 
 
 def check_prompts(prompts: Sequence[list[Message]]) -> list[list[Message]]:
@@ -47,3 +47,24 @@ def encode_chat(tokenizer: Any, messages: list[Message]) -> list[int]:
             ids = ids["input_ids"]
         return [int(t) for t in ids]
     return [int(t) for t in tokenizer.encode(render_plain(messages), add_special_tokens=True)]
+
+
+def continuation_ids(tokenizer: Any, chats: Sequence[list[Message]], continuations: Sequence[str]) -> tuple[list[list[int]], list[int]]:
+    """Token ids of each chat prompt followed by its continuation, and the continuation's length in tokens.
+
+    The continuation is tokenized on its own (no special tokens) and appended
+    after the generation prompt, which is how the model would have produced it.
+
+    Raises:
+        InputError: Different numbers of chats and continuations, or an empty continuation.
+    """
+    if len(chats) != len(continuations):
+        raise InputError(f"{len(chats)} prompts but {len(continuations)} continuations")
+    ids, spans = [], []
+    for i, (chat, text) in enumerate(zip(chats, continuations)):
+        cont = [int(t) for t in tokenizer.encode(text, add_special_tokens=False)] if isinstance(text, str) else []
+        if not cont:
+            raise InputError(f"continuations[{i}] is empty or not a string: {text!r}")
+        ids.append(encode_chat(tokenizer, chat) + cont)
+        spans.append(len(cont))
+    return ids, spans

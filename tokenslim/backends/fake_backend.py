@@ -110,6 +110,18 @@ class FakeBackend:
             raise ConfigError(f"max_tokens must be > 0, got {max_tokens}")
         return [self._one(chat, max_tokens) for chat in check_prompts(prompts)]
 
+    def score_continuations(self, prompts: Sequence[list[Message]], continuations: Sequence[str]) -> list[list[float]]:
+        """Simulated answer log-probabilities: -0.5 per continuation token when the
+        continuation occurs in the prompt, -3.0 when it does not (an oracle reader)."""
+        chats = check_prompts(prompts)
+        if len(chats) != len(continuations):
+            raise ConfigError(f"{len(chats)} prompts but {len(continuations)} continuations")
+        out = []
+        for chat, text in zip(chats, continuations):
+            found = text.lower() in render_plain(chat).lower()
+            out.append([-0.5 if found else -3.0] * max(len(text.split()), 1))
+        return out
+
     def generate_concurrent(
         self, prompts: Sequence[list[Message]], *, max_tokens: int = 32
     ) -> tuple[list[Measurement], float]:

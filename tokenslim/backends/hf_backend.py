@@ -15,7 +15,7 @@ from typing import Any, Sequence
 from tokenslim._chunk import Message
 from tokenslim._internal.cpu import default_dtype
 from tokenslim.backends._base import Measurement
-from tokenslim.backends._common import check_prompts, encode_chat
+from tokenslim.backends._common import check_prompts, continuation_ids, encode_chat
 from tokenslim.capacity import kv_bytes, load_config
 from tokenslim.errors import BackendError, BackendUnavailable, ConfigError, MissingDependency
 
@@ -139,6 +139,30 @@ class HFBackend:
             return [self._one(chat, max_tokens) for chat in chats]
         except (RuntimeError, ValueError) as exc:
             raise BackendError(f"transformers generation failed: {type(exc).__name__}: {exc}") from exc
+
+    def score_continuations(self, prompts: Sequence[list[Message]], continuations: Sequence[str]) -> list[list[float]]:
+        """Teacher-forced log-probabilities of each continuation's tokens after its chat prompt.
+
+        One forward pass over prompt + continuation; the log-softmax at the
+        position before each continuation token gives that token's log-probability.
+
+        Returns:
+            Per prompt, the natural-log probability of each continuation token.
+        """
+        import torch
+
+        ids, spans = continuation_ids(self.tokenizer, check_prompts(prompts), continuations)
+        scores = []
+        with self._lock, torch.inference_mode():
+            for seq, n in zip(ids, spans):
+                x = torch.tensor([seq], device=self.device)
+                try:
+                    logits = self.model(input_ids=x).logits[0, -n - 1 : -1].float()
+                except (RuntimeError, ValueError) as exc:
+                    raise BackendError(f"transformers scoring failed: {type(exc).__name__}: {exc}") from exc
+                lps = torch.log_softmax(logits, dim=-1).gather(1, x[0, -n:].unsqueeze(1)).squeeze(1)
+                scores.append([float(v) for v in lps.tolist()])
+        return scores
 
     def generate_concurrent(
         self, prompts: Sequence[list[Message]], *, max_tokens: int = 32

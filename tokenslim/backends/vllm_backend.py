@@ -8,6 +8,7 @@ spawned process.
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 import time
@@ -16,7 +17,7 @@ from typing import Any, Sequence
 from tokenslim._chunk import Message
 from tokenslim._internal.cpu import default_dtype
 from tokenslim.backends._base import Measurement
-from tokenslim.backends._common import check_prompts, encode_chat
+from tokenslim.backends._common import check_prompts, continuation_ids, encode_chat
 from tokenslim.capacity import kv_bytes, load_config
 from tokenslim.errors import BackendError, BackendUnavailable, ConfigError, MissingDependency
 
@@ -157,6 +158,7 @@ class VLLMBackend:
         self.config = load_config(self.model)
         self._cache_dtype = str(vcfg.model_config.dtype) if kv_cache_dtype == "auto" else kv_cache_dtype
         self._engine_layout = self._engine_view(vcfg)
+        self._ids = itertools.count()
 
     @staticmethod
     def _engine_view(vcfg: Any) -> dict[str, Any]:
@@ -199,6 +201,44 @@ class VLLMBackend:
         except Exception as exc:
             raise BackendError(f"vLLM generation failed: {type(exc).__name__}: {exc}") from exc
 
+    def _run_observed(self, chat: list[Message], max_tokens: int) -> tuple[Any, int | None]:
+        """Run one request step by step and watch the engine's KV-cache usage gauge.
+
+        After every engine step vLLM's scheduler reports ``kv_cache_usage``: the
+        share of cache blocks held by running requests (cached-but-free prefix
+        blocks count as free). With one request in flight, the peak over its
+        steps times the block count is the blocks this request held, observed
+        rather than computed. The step that finishes the request reports after
+        its blocks are freed, so the peak is the step before the last one; a
+        request that ends on its first token shows nothing (None).
+
+        Returns:
+            The RequestOutput and the peak blocks held (None when not observed).
+        """
+        from vllm.sampling_params import RequestOutputKind
+
+        engine = self.llm.llm_engine
+        if engine.has_unfinished_requests():
+            raise BackendError("the vLLM engine is busy; per-request measurements need an idle engine")
+        params = self._sampling(max_tokens)
+        params.output_kind = RequestOutputKind.FINAL_ONLY
+        request_id = f"tokenslim-{next(self._ids)}"
+        try:
+            engine.add_request(request_id, {"prompt_token_ids": encode_chat(self.tokenizer, chat)}, params)
+            peak = 0.0
+            final = None
+            while engine.has_unfinished_requests():
+                for out in engine.step():
+                    if out.finished:
+                        final = out
+                peak = max(peak, engine_metrics(self.llm).get("kv_cache_usage_perc", 0.0))
+        except Exception as exc:
+            raise BackendError(f"vLLM generation failed: {type(exc).__name__}: {exc}") from exc
+        if final is None:
+            raise BackendError(f"vLLM finished request {request_id} without an output")
+        blocks = round(peak * (self.num_blocks - 1)) if self.num_blocks > 1 else 0  # vLLM keeps one null block
+        return final, (blocks or None)
+
     def _measure(self, out: Any) -> Measurement:
         completion = out.outputs[0]
         prompt = len(out.prompt_token_ids)
@@ -225,7 +265,7 @@ class VLLMBackend:
             e2e_ms=e2e,
             cached_tokens=out.num_cached_tokens,
             kv_bytes=kv_bytes(self.config, held, self._cache_dtype),
-            kv_bytes_allocated=kv_bytes(self._engine_layout, held, self._cache_dtype, block_size=self.block_size),
+            kv_bytes_allocated=None,
             extra=extra,
         )
 
@@ -234,15 +274,21 @@ class VLLMBackend:
 
         Engine metric deltas of each request are in ``extra["engine"]``
         (e.g. ``request_prefill_time_seconds_sum``, ``prefix_cache_hits``).
+        ``kv_bytes_allocated`` is observed: the peak blocks the engine's
+        scheduler reported held during the request (see :meth:`_run_observed`)
+        times the bytes of one block; ``extra["kv_blocks_observed"]`` has the
+        block count. ``kv_bytes`` is the config formula, for comparison.
         The caller should warm the engine up first (one throw-away request).
         """
         results = []
         for chat in check_prompts(prompts):
             before = engine_metrics(self.llm)
             start = time.perf_counter()
-            (out,) = self._run([chat], max_tokens)
+            out, blocks = self._run_observed(chat, max_tokens)
             wall = (time.perf_counter() - start) * 1000
             measurement = self._measure(out)
+            measurement.kv_bytes_allocated = None if blocks is None else blocks * self.block_bytes
+            measurement.extra["kv_blocks_observed"] = blocks
             measurement.extra["engine"] = metric_deltas(before, engine_metrics(self.llm))
             measurement.extra["wall_ms"] = wall
             results.append(measurement)
@@ -267,6 +313,35 @@ class VLLMBackend:
         for r in results:
             r.extra["engine_batch"] = deltas
         return results, seconds
+
+    def score_continuations(self, prompts: Sequence[list[Message]], continuations: Sequence[str]) -> list[list[float]]:
+        """Teacher-forced log-probabilities of each continuation's tokens after its chat prompt.
+
+        The continuation (e.g. a gold answer) is appended to the prompt's token
+        ids (chat template, generation prompt added) and the engine returns the
+        log-probability of every prompt token (``prompt_logprobs=0``); the last
+        ones are the continuation's. Nothing is generated beyond one token.
+
+        Returns:
+            Per prompt, the natural-log probability of each continuation token.
+
+        Raises:
+            InputError: Prompts and continuations differ in number, or a continuation is empty.
+        """
+        from vllm import SamplingParams
+
+        chats = check_prompts(prompts)
+        ids, spans = continuation_ids(self.tokenizer, chats, continuations)
+        params = SamplingParams(temperature=0.0, max_tokens=1, prompt_logprobs=0)
+        try:
+            outs = list(self.llm.generate([{"prompt_token_ids": i} for i in ids], params, use_tqdm=False))
+        except Exception as exc:
+            raise BackendError(f"vLLM scoring failed: {type(exc).__name__}: {exc}") from exc
+        scores = []
+        for out, n in zip(outs, spans):
+            tokens, lps = out.prompt_token_ids, out.prompt_logprobs
+            scores.append([float(lps[i][tokens[i]].logprob) for i in range(len(tokens) - n, len(tokens))])
+        return scores
 
     def reset_prefix_cache(self) -> None:
         """Drop cached prefixes, so the next request pays its full prefill."""

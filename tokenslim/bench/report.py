@@ -36,6 +36,14 @@ def _delta(d: Mapping[str, Any] | None) -> str:
     return f"{d['mean']:+.2f}{'*' if real else ''}"
 
 
+def _delta_ci(d: Mapping[str, Any] | None, digits: int = 2) -> str:
+    """``+0.46 [+0.22,+0.75]*`` (``*``: the interval excludes 0)."""
+    if not d or d.get("mean") is None:
+        return "-"
+    real = d["low"] > 0 or d["high"] < 0
+    return f"{d['mean']:+.{digits}f} [{d['low']:+.{digits}f},{d['high']:+.{digits}f}]{'*' if real else ''}"
+
+
 def model_name(meta: Mapping[str, Any]) -> str:
     """The model for display: a local folder shows as its last path part (SmolLM2-135M-Instruct)."""
     model = str(meta.get("model") or "-")
@@ -54,21 +62,24 @@ def _cost_rows(rep: Mapping[str, Any]) -> tuple[list[str], list[list[str]]]:
         "saved%",
         "prefill p50",
         "prefill p95",
+        "prefill ratio [95% CI]",
         "TTFT p50",
         "TPOT p50",
         "E2E p50",
         "E2E p95",
         "E2E p99",
-        "KV MB/req",
-        "KV MB alloc",
+        "KV MB config",
+        "KV MB observed",
         "cache hit%",
         "req/s",
+        "tp hit%",
         "stage ms",
     ]
     rows = []
     for s in rep["stages"]:
         tp = s.get("throughput") or {}
         hit = s.get("prefix_cache_hit_rate")
+        tp_hit = tp.get("prefix_cache_hit_rate")
         rows.append(
             [
                 _label(s),
@@ -77,6 +88,7 @@ def _cost_rows(rep: Mapping[str, Any]) -> tuple[list[str], list[list[str]]]:
                 _f(s["token_reduction_pct"], 1),
                 _f(s["prefill_ms"]["p50"]),
                 _f(s["prefill_ms"]["p95"]),
+                _ci(s.get("prefill_ratio")) if s["stage"] != "baseline" else "1",
                 _f(s["ttft_ms"]["p50"]),
                 _f(s["tpot_ms"]["p50"]),
                 _f(s["e2e_ms"]["p50"]),
@@ -86,6 +98,7 @@ def _cost_rows(rep: Mapping[str, Any]) -> tuple[list[str], list[list[str]]]:
                 _f(s.get("kv_mb_allocated_per_request"), 2),
                 "-" if hit is None else f"{100 * hit:.1f}",
                 _f(tp.get("requests_per_s"), 2),
+                "-" if tp_hit is None else f"{100 * tp_hit:.1f}",
                 _f(s["stage_ms"]["p50"], 2),
             ]
         )
@@ -95,16 +108,23 @@ def _cost_rows(rep: Mapping[str, Any]) -> tuple[list[str], list[list[str]]]:
 def _quality_rows(rep: Mapping[str, Any]) -> tuple[list[str], list[list[str]]]:
     keys = [("em", "EM"), ("f1", "F1"), ("answer_in_context", "ans-in-ctx"), ("state_retention", "state kept")]
     present = [(k, n) for k, n in keys if any(s["quality"][k]["n"] for s in rep["stages"])]
+    nll = any((s.get("answer_nll") or {}).get("n") for s in rep["stages"])
     head = ["stage", *(f"{n} [95% CI]" for _, n in present), *(f"d{n}" for _, n in present)]
+    if nll:
+        head += ["answer NLL/tok", "dNLL vs baseline [95% CI]"]
     rows = []
     for s in rep["stages"]:
-        rows.append(
-            [
-                _label(s),
-                *(_ci(s["quality"][k]) for k, _ in present),
-                *(_delta(s["delta_vs_baseline"].get(k)) if s["stage"] != "baseline" else "" for k, _ in present),
-            ]
-        )
+        row = [
+            _label(s),
+            *(_ci(s["quality"][k]) for k, _ in present),
+            *(_delta(s["delta_vs_baseline"].get(k)) if s["stage"] != "baseline" else "" for k, _ in present),
+        ]
+        if nll:
+            row += [_ci(s.get("answer_nll"), 3), _delta_ci(s.get("answer_nll_delta"), 3) if s["stage"] != "baseline" else ""]
+        rows.append(row)
+    for c in rep.get("controls") or []:
+        row = [f"control: {c['control']}", *("" for _ in present), *("" for _ in present)]
+        rows.append(row + [_ci(c["answer_nll"], 3), _delta_ci(c["answer_nll_delta"], 3)])
     return head, rows
 
 
@@ -130,12 +150,20 @@ def _footnotes(rep: Mapping[str, Any]) -> list[str]:
     return [
         f"prefill falls with tokens: {verdict} ({check.get('detail', '')})",
         f"KV memory: {check.get('kv', {}).get('detail', 'not checked')}."
-        " KV MB/req is computed from the model config (layers, KV heads, head_dim, dtype, window);"
-        " KV MB alloc is the engine's whole blocks.",
+        " KV MB config is computed from the model config (layers, KV heads, head_dim, dtype, window);"
+        " KV MB observed is what the engine reported holding (vLLM: peak of its KV-usage gauge x blocks x block bytes;"
+        " transformers: the cache tensors).",
+        f"answer likelihood: {check.get('likelihood', {}).get('detail', 'not scored')}"
+        + {True: " (the metric separates on these questions)", False: " (the controls do NOT separate: read the"
+           " likelihood column with care)", None: ""}[check.get("likelihood", {}).get("separates")],
         "(=) stage changed no prompt on this dataset: listed with the figures of the row above, not re-measured.",
-        "Times in ms; tok = mean prompt tokens per request (model tokenizer incl. chat template / cl100k);"
-        " saved% vs baseline (model tokens); req/s from the concurrent pass.",
-        "Quality: mean [95% bootstrap CI]; d = paired change vs baseline, * = CI excludes 0 (a real change, not noise).",
+        "Times in ms, medians over the interleaved passes; prefill ratio = mean over questions of row / baseline"
+        " (paired; TTFT where prefill is not observable); tok = mean prompt tokens per request (model tokenizer incl."
+        " chat template / cl100k); saved% vs baseline (model tokens); cache hit% of the timed requests (cache reset"
+        " before each); req/s and tp hit% from the concurrent pass (fresh cache).",
+        "Quality: mean [95% bootstrap CI]; d = paired change vs baseline, * = CI excludes 0 (a real change, not noise)."
+        " Answer NLL/tok: the gold answer's negative log-likelihood per token (nats; lower is better); controls on"
+        " the same questions: evidence removed (supporting paragraphs dropped) and gold only (just those).",
     ]
 
 
@@ -154,6 +182,7 @@ def text_table(rep: Mapping[str, Any]) -> str:
         ("n_examples", "Requests per stage"),
         ("max_tokens", "Max output tokens"),
         ("concurrency", "Throughput-pass concurrency"),
+        ("repeats", "Interleaved timing passes"),
         ("warmup_requests", "Warm-up requests"),
         ("wall_s", "Benchmark duration (s)"),
     ]:
@@ -186,8 +215,9 @@ def markdown(rep: Mapping[str, Any]) -> str:
     lines = [f"# tokenslim bench: {meta.get('dataset', '?')} on {meta.get('backend', '?')} ({model_name(meta)})", ""]
     if meta.get("command"):
         lines += ["Reproduce with:", "", "```", meta["command"], "```", ""]
-    settings = ["dataset", "backend", "model", "dtype", "n_examples", "max_tokens", "concurrency", "warmup_requests",
-                "instruction", "pipeline_tokenizer", "date", "wall_s", "platform", "cpu", "python"]
+    settings = ["dataset", "backend", "model", "dtype", "n_examples", "max_tokens", "concurrency", "repeats",
+                "warmup_requests", "instruction", "pipeline_tokenizer", "token_source", "cache_reset", "date", "wall_s",
+                "platform", "cpu", "python"]
     lines += ["| setting | value |", "|---|---|"]
     lines += [f"| {k} | {str(meta[k]).replace('|', '/')} |" for k in settings if meta.get(k) is not None]
     lines += ["", "## Cost per request", ""]
@@ -198,8 +228,9 @@ def markdown(rep: Mapping[str, Any]) -> str:
     lines += [f"- {n}" for n in _footnotes(rep)]
     if "answer_scoring" in meta:
         lines.append(f"- Answer scoring: {meta['answer_scoring']}.")
-    if "intervals" in meta:
-        lines.append(f"- Intervals: {meta['intervals']}.")
+    for key, name in (("timing", "Timing"), ("likelihood", "Likelihood"), ("intervals", "Intervals")):
+        if key in meta:
+            lines.append(f"- {name}: {meta[key]}.")
     if meta.get("pipeline"):
         lines += ["", "Pipeline:", ""] + [f"- `{p}`" for p in meta["pipeline"]]
     return "\n".join(lines).rstrip() + "\n"

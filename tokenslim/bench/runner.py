@@ -4,9 +4,18 @@ For a pipeline ``[s1, s2, ..., sn]`` the runner measures the cumulative prefixes
 ``[]`` (the baseline: uncompressed prompts), ``[s1]``, ``[s1, s2]``, ... so each row
 differs from the one above by exactly one stage. Per row it records prompt tokens
 (model tokenizer and cl100k), prefill / TTFT / TPOT / end-to-end latency, KV-cache
-bytes, prefix-cache hits, throughput from a separate concurrent pass, and answer
-quality (EM, token F1, answer-in-context, state retention) with bootstrap intervals,
-plus the paired change against the baseline.
+bytes (from the model config and as the engine observed them), throughput from a
+separate concurrent pass (fresh cache, hit rate reported), answer quality (EM, token
+F1, answer-in-context, state retention) and the gold answer's likelihood (see
+:mod:`tokenslim.bench.likelihood`, with its two controls), each with bootstrap
+intervals and the paired change against the baseline.
+
+**Interleaved timing.** Rows are not timed as sequential blocks (load on a shared
+machine drifts between blocks): for each question, every measured row's prompt is
+sent in a random order (seeded), with the prefix cache reset before each request,
+and the whole pass is repeated ``repeats`` times. A row's latency per question is
+the median over repeats, and its prefill ratio against the baseline is computed per
+question (paired) with a bootstrap interval.
 
 A stage that changes no prompt on the dataset (StripHTML on plain text) is **listed
 but not re-measured**: its row repeats the figures of the row above and is marked
@@ -19,6 +28,8 @@ import datetime as _dt
 import inspect
 import math
 import platform
+import random
+import statistics
 import sys
 import time
 from dataclasses import dataclass, field
@@ -29,6 +40,7 @@ from tokenslim._internal.cpu import cpu_summary
 from tokenslim._pipeline import Pipeline
 from tokenslim._result import Result
 from tokenslim.backends._base import Backend, Measurement
+from tokenslim.bench import likelihood as L
 from tokenslim.bench import metrics as M
 from tokenslim.bench.datasets import Example
 from tokenslim.errors import ConfigError, InputError, MissingDependency
@@ -51,16 +63,20 @@ class BenchReport:
         stages: One dict per row (``"baseline"``, ``"+strip_html"``, ...), in ablation order.
         examples: Per-row, per-example records (tokens, latency, answer, scores).
         checks: Sanity checks such as whether prefill time falls with tokens.
+        controls: The likelihood controls (evidence removed, gold paragraphs only)
+            on the same questions, with their change against the baseline.
     """
 
     meta: dict[str, Any]
     stages: list[dict[str, Any]]
     examples: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     checks: dict[str, Any] = field(default_factory=dict)
+    controls: list[dict[str, Any]] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-friendly form (what ``report.write_json`` saves)."""
-        return {"meta": self.meta, "checks": self.checks, "stages": self.stages, "examples": self.examples}
+        return {"meta": self.meta, "checks": self.checks, "stages": self.stages, "controls": self.controls,
+                "examples": self.examples}
 
     def stage(self, label: str) -> dict[str, Any]:
         """The row with this label (``"baseline"`` or ``"+<step>"``).
@@ -184,6 +200,16 @@ def _stage_row(
     for key in ("prefill_ms", "ttft_ms", "tpot_ms", "e2e_ms"):
         row[key] = _pct(col(key))
     row["prefill_ms_mean_ci"] = M.bootstrap_ci(col("prefill_ms"), seed=seed).as_dict(3)
+    if baseline is not None:
+        row["prefill_ratio"] = M.bootstrap_ci(col("prefill_ratio"), seed=seed).as_dict(3)
+        row["tokens_ratio"] = M.bootstrap_ci(
+            [r["tokens_model"] / b["tokens_model"] for r, b in zip(records, baseline) if b["tokens_model"]], seed=seed
+        ).as_dict(3)
+    row["answer_nll"] = M.bootstrap_ci(col("answer_nll"), seed=seed).as_dict(3)
+    if baseline is not None:
+        row["answer_nll_delta"] = M.paired_bootstrap_ci(
+            col("answer_nll"), [r["answer_nll"] for r in baseline], seed=seed
+        ).as_dict(3)
     row["ttft_ms_mean_ci"] = M.bootstrap_ci(col("ttft_ms"), seed=seed).as_dict(3)
     kv = _mean(col("kv_bytes"))
     kv_alloc = _mean(col("kv_bytes_allocated"))
@@ -204,11 +230,19 @@ def _stage_row(
     return row
 
 
+def _hit_rate(ms: Sequence[Measurement]) -> float | None:
+    """Share of prompt tokens served from the prefix cache (None: the backend does not say)."""
+    known = [m for m in ms if m.cached_tokens is not None]
+    prompt = sum(m.prompt_tokens for m in known)
+    return round(sum(m.cached_tokens or 0 for m in known) / prompt, 4) if known and prompt else None
+
+
 def _throughput(ms: list[Measurement], wall: float, concurrency: int) -> dict[str, Any]:
     out_tok = sum(m.output_tokens for m in ms)
     in_tok = sum(m.prompt_tokens for m in ms)
     wall = max(wall, 1e-9)
     return {
+        "prefix_cache_hit_rate": _hit_rate(ms),
         "concurrency": concurrency,
         "requests": len(ms),
         "wall_s": round(wall, 3),
@@ -219,9 +253,10 @@ def _throughput(ms: list[Measurement], wall: float, concurrency: int) -> dict[st
 
 
 def _kv_check(examples: dict[str, list[dict[str, Any]]], skip: Sequence[str] = ()) -> dict[str, Any]:
-    """Do the two KV figures agree? The one computed from the model config must equal the
-    blocks the engine allocated, up to rounding the held tokens up to whole blocks.
-    ``skip``: stages not re-measured (their records are copies)."""
+    """Do the two KV figures agree? The one computed from the model config against what the
+    engine reported holding (vLLM: peak blocks of the scheduler's usage gauge; allowed range:
+    whole blocks for the held tokens, or for one token fewer, since the last step reports
+    after the request freed its blocks). ``skip``: stages not re-measured (their records are copies)."""
     gaps: list[float] = []
     bad = 0
     for stage, records in examples.items():
@@ -232,18 +267,21 @@ def _kv_check(examples: dict[str, list[dict[str, Any]]], skip: Sequence[str] = (
             if not (kv and alloc and bs):
                 continue
             held = r["tokens_model"] + max((r.get("output_tokens") or 0) - 1, 0)
-            rounding = math.ceil(held / bs) * bs / held  # the most whole blocks can add
+            per_token = kv / held
+            low = math.ceil((held - 1) / bs) * bs * per_token
+            high = math.ceil(held / bs) * bs * per_token
             gaps.append(alloc / kv - 1)
-            bad += not (kv <= alloc <= kv * rounding * 1.001)
+            bad += not (low * 0.999 <= alloc <= high * 1.001)
     if not gaps:
-        return {"agree": None, "detail": "backend reports no allocated KV blocks"}
+        return {"agree": None, "detail": "backend reports no observed KV memory"}
     return {
         "agree": bad == 0,
         "requests": len(gaps),
         "disagreeing": bad,
         "max_gap_pct": round(100 * max(gaps), 2),
-        "detail": f"KV from the model config vs blocks allocated by the engine: {len(gaps) - bad}/{len(gaps)} requests "
-        f"agree up to block rounding (allocated exceeds config by at most {100 * max(gaps):.1f}%)",
+        "min_gap_pct": round(100 * min(gaps), 2),
+        "detail": f"KV from the model config vs KV the engine reported holding: {len(gaps) - bad}/{len(gaps)} requests "
+        f"agree up to whole blocks (observed - config: {100 * min(gaps):+.1f}% to {100 * max(gaps):+.1f}%)",
     }
 
 
@@ -288,6 +326,82 @@ def _prefill_check(stages: list[dict[str, Any]], examples: dict[str, list[dict[s
     return {"metric": key, "prefill_falls_with_tokens": falls, "pearson_r": corr, "detail": detail}
 
 
+def _median(values: Sequence[float | None]) -> float | None:
+    present = [v for v in values if v is not None]
+    return statistics.median(present) if present else None
+
+
+def _timed_rows(
+    backend: Backend,
+    prompts: dict[str, list[list[Message]]],
+    *,
+    max_tokens: int,
+    repeats: int,
+    seed: int,
+    bar: Any,
+) -> dict[str, list[list[Measurement]]]:
+    """The interleaved timing passes: per question, every row's prompt in a random order,
+    each after a prefix-cache reset; ``repeats`` passes over all questions."""
+    rng = random.Random(seed)
+    labels = list(prompts)
+    n = len(next(iter(prompts.values())))
+    runs: dict[str, list[list[Measurement]]] = {label: [[] for _ in range(n)] for label in labels}
+    for rep in range(repeats):
+        for j in range(n):
+            order = labels[:]
+            rng.shuffle(order)
+            for label in order:
+                _reset_prefix_cache(backend)
+                runs[label][j].extend(backend.generate([prompts[label][j]], max_tokens=max_tokens))
+                bar.update(1)
+        bar.set_postfix_str(f"timing pass {rep + 1}/{repeats} done")
+    return runs
+
+
+def _control_rows(
+    examples: Sequence[Example],
+    backend: Backend,
+    baseline: list[dict[str, Any]],
+    control_msgs: dict[str, list[list[Message] | None]],
+    answers: list[str | None],
+    seed: int,
+) -> list[dict[str, Any]]:
+    rows = []
+    for name, msgs in control_msgs.items():
+        nll = L.score_answers(backend, msgs, answers)
+        tokens = [backend.count_tokens(m) if m is not None else None for m in msgs]
+        rows.append(
+            {
+                "control": name,
+                "what": L.CONTROLS[name],
+                "n": sum(v is not None for v in nll),
+                "tokens_model": M.bootstrap_ci(tokens, seed=seed).as_dict(2),
+                "answer_nll": M.bootstrap_ci(nll, seed=seed).as_dict(3),
+                "answer_nll_delta": M.paired_bootstrap_ci(nll, [r["answer_nll"] for r in baseline], seed=seed).as_dict(3),
+                "per_example": [{"id": ex.id, "tokens_model": t, "answer_nll": v} for ex, t, v in zip(examples, tokens, nll)],
+            }
+        )
+    return rows
+
+
+def _likelihood_check(stages: list[dict[str, Any]], controls: list[dict[str, Any]]) -> dict[str, Any]:
+    """Does the likelihood metric separate on these questions? Evidence removed must raise the
+    NLL (interval above 0), gold paragraphs only must lower it (interval below 0)."""
+    by = {c["control"]: c["answer_nll_delta"] for c in controls}
+    if not by or any(d.get("mean") is None for d in by.values()):
+        return {"separates": None, "detail": "no likelihood scored (backend cannot score, or no span answers)"}
+    removed, gold = by["evidence_removed"], by["gold_only"]
+    separates = bool(removed["low"] > 0 and gold["high"] < 0)
+    last = stages[-1].get("answer_nll_delta") or {}
+    detail = (
+        f"answer NLL/token vs baseline: evidence removed {removed['mean']:+.3f} [{removed['low']:+.3f}, {removed['high']:+.3f}], "
+        f"gold only {gold['mean']:+.3f} [{gold['low']:+.3f}, {gold['high']:+.3f}]"
+    )
+    if last.get("mean") is not None:
+        detail += f"; {stages[-1]['stage']} {last['mean']:+.3f} [{last['low']:+.3f}, {last['high']:+.3f}]"
+    return {"separates": separates, "detail": detail}
+
+
 def run_ablation(
     examples: Sequence[Example],
     backend: Backend,
@@ -295,9 +409,11 @@ def run_ablation(
     *,
     max_tokens: int = 32,
     concurrency: int = 8,
+    repeats: int = 2,
     warmup: Sequence[Example] = (),
     instruction: str = DEFAULT_INSTRUCTION,
     system_prompt: str | None = None,
+    likelihood: bool = True,
     seed: int = 0,
     progress: bool = True,
     meta: dict[str, Any] | None = None,
@@ -311,11 +427,14 @@ def run_ablation(
         pipeline: The stages to add one at a time, in order.
         max_tokens: Tokens to generate per answer.
         concurrency: Requests in flight in the throughput pass; ``0`` skips the pass.
+        repeats: Interleaved timing passes over all questions (latency = median of the repeats).
         warmup: Examples sent once (baseline prompts) before anything is timed; use
             examples outside ``examples`` so they do not warm the prefix cache of measured prompts.
         instruction: Text put before the question in the user turn.
         system_prompt: Optional system prompt (never compressed).
-        seed: Bootstrap seed.
+        likelihood: Score the gold answer's likelihood per row and for the two controls
+            (needs a backend with ``score_continuations``; skipped otherwise).
+        seed: Seed of the bootstrap and of the interleaving order.
         progress: Show a tqdm progress bar on stderr.
         meta: Extra run settings stored in the report (command line, dataset name...).
         on_stage: Called with each finished row (for live printing).
@@ -325,12 +444,14 @@ def run_ablation(
 
     Raises:
         InputError: ``examples`` is empty.
-        ConfigError: ``max_tokens`` < 1 or ``concurrency`` < 0.
+        ConfigError: ``max_tokens`` < 1, ``repeats`` < 1 or ``concurrency`` < 0.
     """
     if not examples:
         raise InputError("no examples to benchmark (check --dataset and --limit)")
     if max_tokens < 1:
         raise ConfigError(f"max_tokens must be >= 1, got {max_tokens}")
+    if repeats < 1:
+        raise ConfigError(f"repeats must be >= 1, got {repeats}")
     if concurrency < 0:
         raise ConfigError(f"concurrency must be >= 0, got {concurrency}")
     pipeline.validate()
@@ -345,93 +466,120 @@ def run_ablation(
     tok = pipeline.get_tokenizer()
     started = time.time()
 
-    if warmup:
-        warm = [
-            Result.create(w.query, w.chunks, w.history, system_prompt, tokenizer=tok).to_messages(instruction=instruction)
-            for w in warmup
-        ]
-        backend.generate(warm, max_tokens=max_tokens)
+    def build(ex: Example, chunks: Any = None) -> Result:
+        return Result.create(ex.query, ex.chunks if chunks is None else chunks, ex.history, system_prompt, tokenizer=tok)
 
-    results = [Result.create(ex.query, ex.chunks, ex.history, system_prompt, tokenizer=tok) for ex in examples]
+    # Every row's prompts first (cheap), so the timed passes can interleave them.
+    results = [build(ex) for ex in examples]
     baseline_ctx = [context_text(r) for r in results]
-    stages: list[dict[str, Any]] = []
-    per_example: dict[str, list[dict[str, Any]]] = {}
-    prev_msgs: list[list[Message]] | None = None
-    bar = tqdm(total=len(labels) * len(examples), desc="bench", unit="req", disable=not progress, file=sys.stderr)
+    row_results: dict[str, list[Result]] = {}
+    row_msgs: dict[str, list[list[Message]]] = {}
+    row_stage_ms: dict[str, list[float]] = {}
+    changed: dict[str, bool] = {}
+    for i, label in enumerate(labels):
+        stage_ms = [0.0] * len(results)
+        if i:
+            one = pipeline[i - 1 : i]
+            new = []
+            for j, r in enumerate(results):
+                out = one(r.copy())
+                stage_ms[j] = out.report[-1].seconds * 1000
+                new.append(out)
+            results = new
+        row_results[label], row_stage_ms[label] = results, stage_ms
+        row_msgs[label] = [r.to_messages(instruction=instruction) for r in results]
+        changed[label] = i == 0 or row_msgs[label] != row_msgs[labels[i - 1]]
+    measured = [label for label in labels if changed[label]]
+
+    answers = [L.scored_answer(ex.answers) for ex in examples]
+    scoring = likelihood and L.can_score(backend)
+    control_msgs: dict[str, list[list[Message] | None]] = {}
+    if scoring:
+        for name in L.CONTROLS:
+            control_msgs[name] = []
+            for ex in examples:
+                chunks = L.control_chunks(ex)[name]
+                control_msgs[name].append(None if chunks is None else build(ex, chunks).to_messages(instruction=instruction))
+
+    if warmup:
+        backend.generate([build(w).to_messages(instruction=instruction) for w in warmup], max_tokens=max_tokens)
+
+    bar = tqdm(total=repeats * len(examples) * len(measured), desc="bench", unit="req", disable=not progress, file=sys.stderr)
     try:
-        for i, label in enumerate(labels):
-            step = steps[i - 1] if i else None
-            stage_ms: list[float | None] = [0.0] * len(results)
-            if i:
-                one = pipeline[i - 1 : i]
-                new = []
-                for j, r in enumerate(results):
-                    out = one(r.copy())
-                    stage_ms[j] = out.report[-1].seconds * 1000
-                    new.append(out)
-                results = new
-            msgs = [r.to_messages(instruction=instruction) for r in results]
-            bar.set_postfix_str(label)
-            if prev_msgs is not None and msgs == prev_msgs:
-                prev = stages[-1]
-                records = [dict(rec, stage_ms=stage_ms[j]) for j, rec in enumerate(per_example[prev["stage"]])]
-                row = _stage_row(
-                    label, step, records, per_example.get("baseline"), prev["throughput"], changed=False, seed=seed
-                )
-                bar.update(len(results))
-            else:
+        runs = _timed_rows(
+            backend, {label: row_msgs[label] for label in measured}, max_tokens=max_tokens, repeats=repeats, seed=seed, bar=bar
+        )
+        throughput: dict[str, dict[str, Any] | None] = {label: None for label in measured}
+        if concurrency:
+            for label in measured:
                 _reset_prefix_cache(backend)
-                measured: list[Measurement] = []
-                for m in msgs:
-                    measured.extend(backend.generate([m], max_tokens=max_tokens))
-                    bar.update(1)
-                throughput = None
-                if concurrency:
-                    _reset_prefix_cache(backend)
-                    bar.set_postfix_str(f"{label} (throughput pass)")
-                    conc_ms, wall = _run_concurrent(backend, msgs, max_tokens, concurrency)
-                    throughput = _throughput(conc_ms, wall, concurrency)
-                records = []
-                for j, (ex, r, m, meas) in enumerate(zip(examples, results, msgs, measured)):
-                    ctx = context_text(r)
-                    answer = first_line(meas.text)
-                    records.append(
-                        {
-                            "id": ex.id,
-                            "tokens_model": meas.prompt_tokens,
-                            "tokens_cl100k": _messages_tokens(cl100k, m),
-                            "chunks": len(r.chunks),
-                            "turns": len(r.history),
-                            "stage_ms": stage_ms[j],
-                            "prefill_ms": meas.prefill_ms,
-                            "ttft_ms": meas.ttft_ms,
-                            "tpot_ms": meas.tpot_ms,
-                            "e2e_ms": meas.e2e_ms,
-                            "output_tokens": meas.output_tokens,
-                            "kv_bytes": meas.kv_bytes,
-                            "kv_bytes_allocated": meas.kv_bytes_allocated,
-                            "kv_block_size": (meas.extra or {}).get("block_size"),
-                            "cached_tokens": meas.cached_tokens,
-                            "answer": answer,
-                            "raw_answer": meas.text,
-                            "em": M.exact_match(answer, ex.answers),
-                            "f1": M.token_f1(answer, ex.answers),
-                            "answer_in_context": M.answer_in_context(ctx, ex.answers, baseline_context=baseline_ctx[j]),
-                            "state_retention": M.state_retention(
-                                ctx, ex.gold.get("slot_values", {}), baseline_context=baseline_ctx[j]
-                            ),
-                        }
-                    )
-                row = _stage_row(
-                    label, step, records, per_example.get("baseline"), throughput, changed=True, seed=seed
-                )
-            per_example[label] = records
-            stages.append(row)
-            prev_msgs = msgs
-            if on_stage is not None:
-                on_stage(row)
+                bar.set_postfix_str(f"{label} (throughput pass)")
+                conc_ms, wall = _run_concurrent(backend, row_msgs[label], max_tokens, concurrency)
+                throughput[label] = _throughput(conc_ms, wall, concurrency)
+        nll: dict[str, list[float | None]] = {}
+        for label in measured:
+            bar.set_postfix_str(f"{label} (answer likelihood)")
+            nll[label] = L.score_answers(backend, row_msgs[label], answers) if scoring else [None] * len(examples)
     finally:
         bar.close()
+
+    timing_key = "prefill_ms"
+    first_runs = runs[labels[0]]
+    if all(m.prefill_ms is None for ms in first_runs for m in ms):
+        timing_key = "ttft_ms"
+    stages: list[dict[str, Any]] = []
+    per_example: dict[str, list[dict[str, Any]]] = {}
+    base_time: list[float | None] = []
+    for i, label in enumerate(labels):
+        step = steps[i - 1] if i else None
+        if not changed[label]:
+            prev = stages[-1]
+            records = [dict(rec, stage_ms=row_stage_ms[label][j]) for j, rec in enumerate(per_example[prev["stage"]])]
+            row = _stage_row(label, step, records, per_example.get("baseline"), prev["throughput"], changed=False, seed=seed)
+        else:
+            records = []
+            for j, (ex, r, m) in enumerate(zip(examples, row_results[label], row_msgs[label])):
+                ms = runs[label][j]
+                meas = ms[0]
+                ctx = context_text(r)
+                answer = first_line(meas.text)
+                rec = {
+                    "id": ex.id,
+                    "tokens_model": meas.prompt_tokens,
+                    "tokens_cl100k": _messages_tokens(cl100k, m),
+                    "chunks": len(r.chunks),
+                    "turns": len(r.history),
+                    "stage_ms": row_stage_ms[label][j],
+                    "prefill_ms": _median([x.prefill_ms for x in ms]),
+                    "ttft_ms": _median([x.ttft_ms for x in ms]),
+                    "tpot_ms": _median([x.tpot_ms for x in ms]),
+                    "e2e_ms": _median([x.e2e_ms for x in ms]),
+                    f"{timing_key}_runs": [getattr(x, timing_key) for x in ms],
+                    "output_tokens": meas.output_tokens,
+                    "kv_bytes": meas.kv_bytes,
+                    "kv_bytes_allocated": meas.kv_bytes_allocated,
+                    "kv_block_size": (meas.extra or {}).get("block_size"),
+                    "cached_tokens": meas.cached_tokens,
+                    "answer": answer,
+                    "raw_answer": meas.text,
+                    "answer_nll": nll[label][j],
+                    "em": M.exact_match(answer, ex.answers),
+                    "f1": M.token_f1(answer, ex.answers),
+                    "answer_in_context": M.answer_in_context(ctx, ex.answers, baseline_context=baseline_ctx[j]),
+                    "state_retention": M.state_retention(ctx, ex.gold.get("slot_values", {}), baseline_context=baseline_ctx[j]),
+                }
+                if i == 0:
+                    base_time.append(rec[timing_key])
+                b = base_time[j]
+                rec["prefill_ratio"] = rec[timing_key] / b if b and rec[timing_key] is not None else None
+                records.append(rec)
+            row = _stage_row(label, step, records, per_example.get("baseline"), throughput[label], changed=True, seed=seed)
+        per_example[label] = records
+        stages.append(row)
+        if on_stage is not None:
+            on_stage(row)
+
+    controls = _control_rows(examples, backend, per_example["baseline"], control_msgs, answers, seed) if scoring else []
 
     info: dict[str, Any] = {
         "backend": getattr(backend, "name", type(backend).__name__),
@@ -440,12 +588,18 @@ def run_ablation(
         "n_examples": len(examples),
         "max_tokens": max_tokens,
         "concurrency": concurrency,
+        "repeats": repeats,
         "warmup_requests": len(warmup),
         "instruction": instruction,
         "pipeline": [f"{n}: {s!r}" for n, s in pipeline.named_steps.items()],
         "pipeline_tokenizer": tok.name,
+        "timing": f"interleaved: per question every measured row's prompt in a random order (seed {seed}), the prefix "
+        f"cache reset before each request, {repeats} pass(es); latency = median over passes; "
+        f"{timing_key.removesuffix('_ms')} ratio = per-question row / baseline",
         "unchanged_stages": "listed with the figures of the row above (not re-measured), changed=false",
         "answer_scoring": "first non-empty line of the output; SQuAD-normalized EM and token F1, best over gold answers",
+        "likelihood": "teacher-forced NLL per token (nats) of the first span gold answer after the prompt; yes/no "
+        "answers not scored" if scoring else "not scored (backend has no score_continuations, or --no-likelihood)",
         "intervals": f"95% percentile bootstrap of the mean (2000 resamples, seed {seed}); deltas are paired",
         "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "wall_s": round(time.time() - started, 1),
@@ -454,8 +608,13 @@ def run_ablation(
         "machine": platform.machine(),
         "cpu": cpu_summary(),
     }
+    for attr, key in (("cache_reset_method", "cache_reset"), ("token_sources", "token_source")):
+        value = getattr(backend, attr, None)
+        if value:
+            info[key] = sorted(value) if isinstance(value, set) else value
     if meta:
         info.update(meta)
     checks = _prefill_check(stages, per_example)
     checks["kv"] = _kv_check(per_example, skip=[s["stage"] for s in stages if not s["changed"]])
-    return BenchReport(meta=info, stages=stages, examples=per_example, checks=checks)
+    checks["likelihood"] = _likelihood_check(stages, controls)
+    return BenchReport(meta=info, stages=stages, examples=per_example, checks=checks, controls=controls)
