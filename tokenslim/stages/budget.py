@@ -28,6 +28,11 @@ class _Plan:
     shortened: tuple[Chunk, str, str] | None = None  # (chunk, new text, detail)
 
 
+def _turn_tokens(result: Result, msg: Message) -> int:
+    """What one history turn adds to :meth:`Result.prompt_tokens` (its piece and one separator)."""
+    return result.count(f"{msg['role']}: {msg['content']}") + 1
+
+
 def _relevance_order(chunks: list[Chunk]) -> list[int]:
     """Chunk positions, least relevant first: unscored before scored, lower score first,
     and among equals the later position (lower retrieval rank) first."""
@@ -114,36 +119,71 @@ class Budget(BaseStage):
             trial.chunks, trial.history = plan.chunks, plan.history
             return trial.prompt_tokens()
 
-        def over() -> str:
-            return f"prompt {tokens()} > {limit} tokens"
+        # 1. chunks, least relevant first, down to one. Removing a chunk renumbers the ones
+        # after it, so the prompt is recounted, but only O(log n) times: gallop then bisect
+        # for the fewest removals that fit (instead of one recount per removal).
+        order = _relevance_order(result.chunks)[:-1]
+        start = tokens()
+        if start <= limit:
+            return plan
 
-        # 1. chunks, least relevant first, down to one
-        for i in _relevance_order(result.chunks)[:-1]:
-            if tokens() <= limit:
-                return plan
+        def without(m: int) -> list[Chunk]:
+            gone = set(order[:m])
+            return [c for i, c in enumerate(result.chunks) if i not in gone]
+
+        def fits(m: int) -> bool:
+            plan.chunks = without(m)
+            return tokens() <= limit
+
+        removed = len(order)
+        if order and fits(len(order)):
+            lo, hi = 0, 1  # fits(lo) is False, fits(len(order)) is True
+            while not fits(hi):
+                lo, hi = hi, min(2 * hi, len(order))
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                if fits(mid):
+                    hi = mid
+                else:
+                    lo = mid
+            removed = hi
+        for i in order[:removed]:
             chunk = result.chunks[i]
             score = "none" if chunk.score is None else f"{chunk.score:.4g}"
-            plan.dropped.append((chunk, "chunk", f"{over()}; score {score}"))
-            plan.chunks = [c for c in plan.chunks if c is not chunk]
-        # 2. oldest history groups, keeping tool pairs together, state/system messages kept
-        for start, end in group_spans(result.history):
-            group = result.history[start:end]
-            if tokens() <= limit:
-                return plan
+            plan.dropped.append((chunk, "chunk", f"prompt {start} > {limit} tokens; score {score}"))
+        plan.chunks = without(removed)
+        now = tokens()
+        if now <= limit:
+            return plan
+        # 2. oldest history groups, keeping tool pairs together, state/system messages kept.
+        # A turn's share of the prompt does not depend on the others: subtract as we go.
+        gone_turns: set[int] = set()
+        for first, end in group_spans(result.history):
+            if now <= limit:
+                break
+            group = result.history[first:end]
             if any(is_state_summary(m) or is_pinned(m) for m in group):
                 continue
-            detail = over()
-            plan.dropped.extend((m, "turn", f"{detail}; turn {start + k}") for k, m in enumerate(group))
-            plan.history = [m for m in plan.history if not any(m is g for g in group)]
+            detail = f"prompt {now} > {limit} tokens"
+            plan.dropped.extend((m, "turn", f"{detail}; turn {first + k}") for k, m in enumerate(group))
+            gone_turns.update(range(first, end))
+            now -= sum(_turn_tokens(result, m) for m in group)
+        plan.history = [m for k, m in enumerate(result.history) if k not in gone_turns]
+        if now <= limit:
+            return plan
         # 3. truncate the last chunk at a sentence boundary (or drop it)
-        if plan.chunks and tokens() > limit:
+        if plan.chunks:
             self._truncate_last(plan, tokens, limit)
+            now = tokens()
         # 4. the state summary and system messages in the history, oldest first
-        for msg in list(plan.history):
-            if tokens() <= limit:
-                return plan
-            plan.dropped.append((msg, "turn", over()))
-            plan.history = [m for m in plan.history if m is not msg]
+        kept: list[Message] = []
+        for msg in plan.history:
+            if now <= limit:
+                kept.append(msg)
+                continue
+            plan.dropped.append((msg, "turn", f"prompt {now} > {limit} tokens"))
+            now -= _turn_tokens(result, msg)
+        plan.history = kept
         return plan
 
     @staticmethod
