@@ -55,6 +55,9 @@ def test_ray_output_is_identical_to_single_process(local_ray):
     assert len(out) == len(rows) and set(by_id) == {r["id"] for r in rows}
     for r in ref:
         assert by_id[r["id"]] == _comparable(r)
+    for row in rows:  # and the same as a plain run() per request
+        r = pipeline.run(row["query"], row["chunks"], row["history"], row["system_prompt"])
+        assert by_id[row["id"]]["messages"] == r.to_messages() and by_id[row["id"]]["tokens_after"] == r.tokens_after
     chat = by_id["chat"]
     assert chat["messages"][0] == {"role": "system", "content": "Be brief."}
     assert chat["tokens_after"] < chat["tokens_before"] and chat["error"] is None

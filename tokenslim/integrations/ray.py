@@ -4,9 +4,9 @@ Each row of the Ray Dataset is one request: ``query`` (str), ``chunks`` (a list 
 str or ``{"text", "score", "id", "metadata"}`` dicts) and, optionally, ``history``
 (``{"role", "content"}`` dicts) and ``system_prompt``. Ray Data's ``map_batches``
 sends batches of rows to a fixed pool of workers (a callable class, so each worker
-builds its pipeline once and keeps its tokenizer and caches warm); every worker
-runs the same pipeline, so each row's output is identical to a single-process
-``pipeline.run`` on that row.
+builds its pipeline once and keeps its tokenizer and caches warm), and each batch
+goes through :meth:`Pipeline.run_batch`; every worker runs the same pipeline, so
+each row's output is identical to a single-process ``pipeline.run`` on that row.
 
 Columns added to each row:
 
@@ -77,25 +77,35 @@ def compress_rows(
     record: bool = False,
     errors: Errors = "raise",
 ) -> list[dict[str, Any]]:
-    """Run ``pipeline`` on each row and return the rows with the output columns added
-    (what one Ray worker does with one batch; also the single-process reference)."""
+    """Run ``pipeline`` on the rows as one :meth:`Pipeline.run_batch` (token counts shared
+    across the batch) and return the rows with the output columns added: what one Ray
+    worker does with one batch, and the single-process reference."""
+    requests = [
+        {"query": row.get(query_column) or "", "chunks": row.get(chunks_column),
+         "history": row.get(history_column), "system_prompt": row.get(system_prompt_column)}
+        for row in rows
+    ]
+    results: list[Result | InputError]
+    try:
+        results = list(pipeline.run_batch(requests))
+    except InputError:
+        if errors == "raise":
+            raise
+        results = []  # find the refused rows one by one; the others go on
+        for request in requests:
+            try:
+                results.extend(pipeline.run_batch([request]))
+            except InputError as exc:
+                results.append(exc)
     out: list[dict[str, Any]] = []
-    for row in rows:
-        try:
-            result = pipeline.run(
-                row.get(query_column) or "",
-                row.get(chunks_column),
-                row.get(history_column),
-                row.get(system_prompt_column),
-            )
-            added = _row_output(result, record)
-        except InputError as exc:  # a refused request: the batch goes on when errors="record"
-            if errors == "raise":
-                raise
-            added = {"messages": [], "chunks_out": [], "tokens_before": 0, "tokens_after": 0,
-                     "error": f"{type(exc).__name__}: {exc}"}
+    for row, result in zip(rows, results):
+        if isinstance(result, InputError):
+            added: dict[str, Any] = {"messages": [], "chunks_out": [], "tokens_before": 0, "tokens_after": 0,
+                                     "error": f"{type(result).__name__}: {result}"}
             if record:
                 added["record"] = ""
+        else:
+            added = _row_output(result, record)
         out.append({**row, **added})
     return out
 
