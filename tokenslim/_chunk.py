@@ -8,12 +8,17 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from tokenslim.errors import InputError
 
-__all__ = ["Chunk", "Message", "coerce_chunks", "coerce_history"]
+__all__ = ["Chunk", "Message", "coerce_chunks", "coerce_history", "api_content", "PARTS_KEY"]
 
 Message = dict[str, Any]
 """An OpenAI-style chat message: ``{"role": ..., "content": ...}`` plus optional tool fields."""
 
 _ROLES = frozenset({"system", "user", "assistant", "tool", "function", "developer"})
+_TEXT_PARTS = frozenset({"text", "input_text", "output_text"})  # Chat Completions and Responses APIs
+
+PARTS_KEY = "tokenslim_parts"
+"""Message key holding the original content parts of a message that has non-text parts
+(images, audio, files, tool parts); :meth:`Result.to_messages` sends them on unchanged."""
 
 
 @dataclass(frozen=True)
@@ -53,9 +58,14 @@ def _coerce_score(value: Any, where: str) -> float | None:
             value = float(value)
         except (TypeError, ValueError):
             raise InputError(f"{where}: score must be a number or None, got {value!r}") from None
-    number = float(value)
+    try:
+        number = float(value)
+    except OverflowError:
+        raise InputError(f"{where}: score {value!r:.40} is too large for a float; pass a finite number or None") from None
     if math.isnan(number):
-        return None
+        return None  # documented: NaN means "no score"
+    if math.isinf(number):
+        raise InputError(f"{where}: score must be finite, got {value!r}; pass None for an unknown score")
     return number
 
 
@@ -63,13 +73,15 @@ def coerce_chunks(chunks: Iterable[Chunk | str | Mapping[str, Any]] | None) -> l
     """Turn user input into a list of :class:`Chunk` with unique ids.
 
     Accepts ``Chunk`` objects, plain strings and mappings with a ``text`` (or
-    ``page_content``) key. Raises :class:`InputError` for anything else.
+    ``page_content``) key. Raises :class:`InputError` for anything else, including
+    a single chunk (str, bytes, Chunk or mapping) where a list was expected, and a
+    score that is infinite or too large for a float (NaN means "no score").
     """
     if chunks is None:
         return []
-    if isinstance(chunks, (str, bytes, Chunk)):
+    if isinstance(chunks, (str, bytes, Chunk, Mapping)):
         raise InputError(
-            "chunks must be a list of Chunk/str, got a single "
+            "chunks must be a list of Chunk/str/dict, got a single "
             f"{type(chunks).__name__}; wrap it in a list: [chunk]"
         )
     out: list[Chunk] = []
@@ -120,7 +132,16 @@ def coerce_chunks(chunks: Iterable[Chunk | str | Mapping[str, Any]] | None) -> l
 
 
 def coerce_history(history: Sequence[Mapping[str, Any]] | None) -> list[Message]:
-    """Validate chat history: a list of ``{"role", "content"}`` mappings (copied)."""
+    """Validate chat history: a list of ``{"role", "content"}`` mappings (copied).
+
+    ``content`` may be a str, ``None`` (empty) or a list of content parts. Text parts
+    (``text``, ``input_text``, ``output_text``) and plain strings become the message
+    text, joined by newlines. A message with any other part (``image_url``,
+    ``input_image``, ``input_audio``, ``file``, tool parts...) keeps its parts list under
+    :data:`PARTS_KEY`, sent on unchanged by ``Result.to_messages()``, and its text shows
+    each such part as a marker (``[image_url]``), so it is counted and a stage that drops
+    the turn records it with its parts. Nothing is dropped silently.
+    """
     if history is None:
         return []
     if isinstance(history, (str, bytes, Mapping)) or not isinstance(history, Iterable):
@@ -130,19 +151,66 @@ def coerce_history(history: Sequence[Mapping[str, Any]] | None) -> list[Message]
         if not isinstance(msg, Mapping):
             raise InputError(f"history[{i}] must be a dict with 'role' and 'content', got {type(msg).__name__}")
         role = msg.get("role")
-        if role not in _ROLES:
-            raise InputError(f"history[{i}] has role {role!r}; expected one of {sorted(_ROLES)}")
+        if not isinstance(role, str) or role not in _ROLES:
+            raise InputError(f"history[{i}] has role {role!r:.80}; expected one of {sorted(_ROLES)}")
         content = msg.get("content")
+        m = dict(msg)
         if content is None:
             content = ""
-        if not isinstance(content, str):
-            if isinstance(content, list):  # OpenAI content parts: keep the text parts
-                content = "".join(
-                    p.get("text", "") for p in content if isinstance(p, Mapping) and p.get("type") == "text"
-                )
-            else:
-                raise InputError(f"history[{i}].content must be str, got {type(content).__name__}")
-        m = dict(msg)
+        if isinstance(content, (list, tuple)):
+            parts = list(content)
+            content = _parts_text(parts, f"history[{i}].content")
+            if any(not _is_text_part(p) for p in parts):
+                m[PARTS_KEY] = parts
+        elif not isinstance(content, str):
+            raise InputError(
+                f"history[{i}].content must be a str or a list of content parts, got {type(content).__name__}"
+            )
         m["content"] = content
         out.append(m)
     return out
+
+
+def _is_text_part(part: Any) -> bool:
+    return isinstance(part, str) or (isinstance(part, Mapping) and part.get("type") in _TEXT_PARTS)
+
+
+def _marker(part: Mapping[str, Any]) -> str:
+    kind = part.get("type")
+    return f"[{kind}]" if isinstance(kind, str) and kind else "[part]"
+
+
+def _parts_text(parts: list[Any], where: str) -> str:
+    """The text of a content-parts list: text parts as they are, other parts as markers."""
+    out: list[str] = []
+    for k, part in enumerate(parts):
+        if isinstance(part, str):
+            out.append(part)
+        elif not isinstance(part, Mapping):
+            raise InputError(f"{where}[{k}] must be a content part (dict) or str, got {type(part).__name__}")
+        elif part.get("type") in _TEXT_PARTS:
+            text = part.get("text")
+            if not isinstance(text, str):
+                raise InputError(f"{where}[{k}] is a {part.get('type')!r} part whose 'text' is not a str: {text!r:.80}")
+            out.append(text)
+        else:
+            out.append(_marker(part))
+    return "\n".join(out)
+
+
+def api_content(msg: Message) -> Any:
+    """The content to send for ``msg``: its original parts when it had non-text parts.
+
+    When a stage rewrote the text, the new text goes first as one text part, followed by
+    every non-text part (markers taken out of the text), so an image is never lost.
+    """
+    parts = msg.get(PARTS_KEY)
+    if parts is None:
+        return msg.get("content")
+    text = msg.get("content", "")
+    if text == _parts_text(parts, "content"):
+        return list(parts)
+    others = [p for p in parts if not _is_text_part(p)]
+    for p in others:
+        text = text.replace(_marker(p), "", 1)
+    return ([{"type": "text", "text": text.strip()}] if text.strip() else []) + others

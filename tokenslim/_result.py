@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Literal, Sequence
 
-from tokenslim._chunk import Chunk, Message, coerce_chunks, coerce_history
+from tokenslim._chunk import PARTS_KEY, Chunk, Message, api_content, coerce_chunks, coerce_history
 from tokenslim.errors import InputError
 from tokenslim.tokenizers import Tokenizer, get_tokenizer
 
@@ -256,8 +256,13 @@ class Result:
         msgs: list[Message] = []
         if self.system_prompt:
             msgs.append({"role": "system", "content": self.system_prompt})
-        # tokenslim's own marker keys (e.g. the state summary's) are not sent to the API
-        msgs.extend({k: v for k, v in m.items() if k != "tokenslim"} for m in self.history)
+        # tokenslim's own keys (the state summary's marker, kept content parts) are not sent to the API;
+        # a message with images or other non-text parts is sent with its parts
+        for m in self.history:
+            out = {k: v for k, v in m.items() if k not in ("tokenslim", PARTS_KEY)}
+            if PARTS_KEY in m:
+                out["content"] = api_content(m)
+            msgs.append(out)
         parts = []
         if self.chunks:
             parts.append(f"{CONTEXT_HEADER}\n{self.context_text()}")

@@ -194,7 +194,7 @@ MALFORMED = [
     ({"history": 3}, "history must be a list of messages, got int"),
     ({"history": "hi"}, "history must be a list of messages, got str"),
     ({"history": [{"role": "bot", "content": "x"}]}, r"history\[0\] has role 'bot'"),
-    ({"history": [{"role": "user", "content": 5}]}, r"history\[0\]\.content must be str, got int"),
+    ({"history": [{"role": "user", "content": 5}]}, r"history\[0\]\.content must be a str or a list of content parts, got int"),
     ({"query": 5}, "query must be str, got int"),
     ({"system_prompt": ["x"]}, "system_prompt must be str or None, got list"),
 ]
