@@ -9,6 +9,10 @@ batching and result transfer included), the speed-up of 2 workers over 1 and the
 scaling efficiency (speed-up / 2). Every row of every Ray run is checked against
 the in-process output.
 
+The machine is shared, so the 1-minute load average after each run is reported
+next to its time: on 2 cores, anything above 2 means the workers did not have
+the CPUs to themselves.
+
 Run (under the shared benchmark lock)::
 
     flock /tmp/tokenslim-bench.lock python benchmarks/bench_ray.py
@@ -73,6 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     pipeline.warm_up()
     reference = None
     times: dict[str, list[float]] = {"in-process": [], "ray, 1 worker": [], "ray, 2 workers": []}
+    loads: dict[str, list[float]] = {k: [] for k in times}  # 1-minute load average after each run
     mismatches = 0
     for rep in range(args.repeats):
         for label in times:
@@ -80,12 +85,14 @@ def main(argv: list[str] | None = None) -> int:
             if label == "in-process":
                 out = compress_rows(pipeline, rows)
                 times[label].append(time.perf_counter() - t0)
+                loads[label].append(os.getloadavg()[0])
                 reference = reference or {r["id"]: _key(r) for r in out}
                 print(f"repeat {rep + 1}: {label}: {times[label][-1]:.1f} s", file=sys.stderr, flush=True)
                 continue
             workers = 1 if "1 worker" in label else 2
             result = compress_dataset(ds, pipeline, num_workers=workers, batch_size=args.batch_size).materialize()
             times[label].append(time.perf_counter() - t0)
+            loads[label].append(os.getloadavg()[0])
             got = result.take_all()
             mismatches += sum(reference[r["id"]] != _key(r) for r in got) + abs(len(got) - len(rows))
             print(f"repeat {rep + 1}: {label}: {times[label][-1]:.1f} s", file=sys.stderr, flush=True)
@@ -104,6 +111,7 @@ def main(argv: list[str] | None = None) -> int:
         "os_cpus": cpus,
         "load_average_after": [round(x, 2) for x in load],
         "seconds": {k: [round(x, 2) for x in v] for k, v in times.items()},
+        "load_average_1min_after_each": {k: [round(x, 2) for x in v] for k, v in loads.items()},
         "requests_per_s": {k: round(v, 1) for k, v in rate.items()},
         "speedup_2_vs_1": round(speedup, 2),
         "scaling_efficiency": round(speedup / 2, 2),
@@ -117,11 +125,12 @@ def main(argv: list[str] | None = None) -> int:
         f"`{report['command']}` on {cpus} CPUs ({report['cpu']}); median of {args.repeats} interleaved runs; "
         f"load average after the run {report['load_average_after']} (the machine is shared).",
         "",
-        "| run | seconds (each repeat) | requests/s | vs 1 worker |",
-        "|---|---:|---:|---:|",
+        "| run | seconds (each repeat) | load avg after each | requests/s (median) | vs 1 worker |",
+        "|---|---:|---:|---:|---:|",
     ]
     for k, v in times.items():
-        lines.append(f"| {k} | {', '.join(f'{x:.1f}' for x in v)} | {rate[k]:.1f} | {rate[k] / rate['ray, 1 worker']:.2f}x |")
+        lines.append(f"| {k} | {', '.join(f'{x:.1f}' for x in v)} | {', '.join(f'{x:.1f}' for x in loads[k])} | "
+                     f"{rate[k]:.1f} | {rate[k] / rate['ray, 1 worker']:.2f}x |")
     lines += [
         "",
         f"2 workers / 1 worker: **{speedup:.2f}x** (scaling efficiency {speedup / 2:.0%}). "
