@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import logging
+import math
 import re
 import time
 from typing import Any, Iterable, Literal, Mapping, Sequence
 
 from tokenslim._chunk import Chunk, Message
 from tokenslim._result import Result, StageReport
-from tokenslim.errors import BudgetExceeded, ConfigError, InputError, StageError, TokenSlimError
+from tokenslim.errors import BudgetExceeded, ConfigError, DeadlineExceeded, InputError, StageError, TokenSlimError
 from tokenslim.tokenizers import Tokenizer, get_tokenizer
 
 __all__ = ["Pipeline", "default_pipeline"]
@@ -32,6 +33,15 @@ class Pipeline:
             the stage's report and its input passes through unchanged).
             Errors in the input itself (:class:`InputError`) and
             :class:`BudgetExceeded` always raise.
+        max_seconds: Per-request deadline in seconds (``None``: none), counted from the
+            start of :meth:`run`; ``run(..., max_seconds=...)`` overrides it for one call.
+            It is checked before each stage: once it has passed, the remaining stages are
+            not run. Fail-closed (``on_error="raise"``) raises
+            :class:`~tokenslim.errors.DeadlineExceeded`; fail-open (``"skip"``) returns what
+            the finished stages made, the rest passed through unchanged, with each skipped
+            stage in the report (``StageReport.error`` starts with ``"DeadlineExceeded"``).
+            A stage that started in time runs to its end, so a request can overrun by one
+            stage's time (every stage is near-linear in its input: README, "Bounded cost").
 
     Example:
         >>> import tokenslim
@@ -41,10 +51,18 @@ class Pipeline:
         (1, 'exact_duplicate')
     """
 
-    def __init__(self, steps: Sequence[Any], *, tokenizer: Any = None, on_error: OnError = "raise") -> None:
+    def __init__(
+        self,
+        steps: Sequence[Any],
+        *,
+        tokenizer: Any = None,
+        on_error: OnError = "raise",
+        max_seconds: float | None = None,
+    ) -> None:
         self.steps = list(steps)
         self.tokenizer = tokenizer
         self.on_error = on_error
+        self.max_seconds = max_seconds
         self._tok: Tokenizer | None = None
 
     # -- structure -----------------------------------------------------------------
@@ -66,6 +84,7 @@ class Pipeline:
         """Check step names and each stage's parameters; raises :class:`ConfigError`."""
         if self.on_error not in ("raise", "skip"):
             raise ConfigError(f"on_error must be 'raise' or 'skip', got {self.on_error!r}")
+        _check_seconds(self.max_seconds)
         seen: set[str] = set()
         for name, stage in self._named():
             if not _NAME_RE.match(name) or "__" in name:
@@ -100,7 +119,7 @@ class Pipeline:
 
     def __getitem__(self, index: int | slice | str) -> Any:
         if isinstance(index, slice):
-            return Pipeline(self.steps[index], tokenizer=self.tokenizer, on_error=self.on_error)
+            return Pipeline(self.steps[index], tokenizer=self.tokenizer, on_error=self.on_error, max_seconds=self.max_seconds)
         if isinstance(index, str):
             return self.named_steps[index]
         return self._named()[index][1]
@@ -110,7 +129,8 @@ class Pipeline:
 
     def __repr__(self) -> str:
         inner = ",\n  ".join(f"({n!r}, {s!r})" for n, s in self._named())
-        return f"Pipeline([\n  {inner}\n], tokenizer={self.tokenizer!r}, on_error={self.on_error!r})"
+        deadline = f", max_seconds={self.max_seconds!r}" if self.max_seconds is not None else ""
+        return f"Pipeline([\n  {inner}\n], tokenizer={self.tokenizer!r}, on_error={self.on_error!r}{deadline})"
 
     def get_tokenizer(self) -> Tokenizer:
         """The tokenizer the reports count in (built once)."""
@@ -174,6 +194,7 @@ class Pipeline:
         system_prompt: str | None = None,
         *,
         disable: Iterable[str] = (),
+        max_seconds: float | None = None,
         _tokenizer: Tokenizer | None = None,
     ) -> Result:
         """Run every stage over one request.
@@ -184,6 +205,7 @@ class Pipeline:
             history: Earlier chat turns as ``{"role", "content"}`` dicts, oldest first.
             system_prompt: The system prompt (never trimmed).
             disable: Step names to skip for this call (ablations).
+            max_seconds: Deadline for this call, overriding the pipeline's (see :class:`Pipeline`).
 
         Returns:
             The :class:`Result`: surviving chunks and history, per-stage report, drops.
@@ -192,8 +214,13 @@ class Pipeline:
             InputError: malformed input. ConfigError: bad parameters.
             BudgetExceeded: system prompt + query alone exceed a Budget stage.
             StageError: a stage failed unexpectedly and ``on_error="raise"``.
+            DeadlineExceeded: the deadline passed with stages left and ``on_error="raise"``.
         """
+        t0 = time.perf_counter()
         self.validate()
+        _check_seconds(max_seconds)
+        limit = max_seconds if max_seconds is not None else self.max_seconds
+        deadline = t0 + limit if limit is not None else None
         disabled = set(disable)
         unknown = disabled - set(self.named_steps)
         if unknown:
@@ -206,7 +233,40 @@ class Pipeline:
         for name, stage in self._named():
             if name in disabled:
                 continue
+            if deadline is not None and time.perf_counter() >= deadline:
+                result = self._past_deadline(name, result, time.perf_counter() - t0, limit)  # type: ignore[arg-type]
+                continue
             result = self._run_step(name, stage, result)
+        return result
+
+    def _past_deadline(self, name: str, result: Result, elapsed: float, limit: float) -> Result:
+        """Skip stage ``name`` because the deadline passed: raise (fail-closed) or record it (fail-open)."""
+        exc = DeadlineExceeded(
+            f"deadline of {limit:g} s passed after {elapsed:.3f} s, before stage {name!r}; "
+            "raise max_seconds, or use on_error='skip' to pass the rest of the input through",
+            stage=name,
+            max_seconds=limit,
+            elapsed_s=elapsed,
+        )
+        if self.on_error == "raise":
+            logger.warning("%s", exc)
+            raise exc
+        logger.warning("stage %r skipped, its input passes through (on_error='skip'): %s", name, exc)
+        tokens = result.prompt_tokens()
+        result.report.append(
+            StageReport(
+                name=name,
+                tokenizer=result.tokenizer.name,
+                tokens_in=tokens,
+                tokens_out=tokens,
+                chunks_in=len(result.chunks),
+                chunks_out=len(result.chunks),
+                turns_in=len(result.history),
+                turns_out=len(result.history),
+                seconds=0.0,
+                error=f"DeadlineExceeded: {exc}",
+            )
+        )
         return result
 
     def run_batch(self, requests: Iterable[str | Mapping[str, Any]]) -> list[Result]:
@@ -255,7 +315,7 @@ class Pipeline:
             if hasattr(stage, "get_params") and hasattr(stage, "set_params"):
                 stage = type(stage)(**stage.get_params())
             steps.append((name, stage))
-        pipe = Pipeline(steps, tokenizer=self.tokenizer, on_error=self.on_error)
+        pipe = Pipeline(steps, tokenizer=self.tokenizer, on_error=self.on_error, max_seconds=self.max_seconds)
         pipe._tok = self._tok
         return pipe.set_params(**params)
 
@@ -322,6 +382,13 @@ class Pipeline:
         logger.warning("stage %r failed, its input passes through (on_error='skip'): %s: %s",
                        name, type(cause).__name__, cause, exc_info=cause)
         return snapshot, f"{type(exc).__name__}: {exc}"
+
+
+def _check_seconds(value: Any) -> None:
+    if value is not None and (
+        isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0
+    ):
+        raise ConfigError(f"max_seconds must be a positive number of seconds or None, got {value!r}")
 
 
 def default_pipeline(token_budget: int | None = None, tokenizer: Any = None, *, on_error: OnError = "raise") -> Pipeline:

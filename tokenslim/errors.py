@@ -8,6 +8,7 @@ Every error tokenslim raises on purpose derives from :class:`TokenSlimError`, so
     ├── InputError (+ValueError)          malformed chunks, history, HTML
     │   └── InputTooLarge                 past a documented limit
     ├── BudgetExceeded                    system prompt + query alone exceed the budget
+    ├── DeadlineExceeded                  a run's max_seconds passed with stages left (fail-closed)
     ├── StageError                        unexpected failure inside a stage; ``.stage``, ``__cause__``
     ├── TokenizerError                    a tokenizer could not be loaded or used
     ├── BackendError                      an LLM backend failed (dependency errors mapped here)
@@ -26,6 +27,7 @@ __all__ = [
     "InputError",
     "InputTooLarge",
     "BudgetExceeded",
+    "DeadlineExceeded",
     "StageError",
     "TokenizerError",
     "BackendError",
@@ -58,6 +60,20 @@ class BudgetExceeded(TokenSlimError):
         super().__init__(message)
         self.required_tokens = required_tokens
         self.max_tokens = max_tokens
+
+
+class DeadlineExceeded(TokenSlimError):
+    """A run's ``max_seconds`` passed before its last stage (raised when fail-closed).
+
+    ``stage`` names the first stage not run; ``max_seconds`` and ``elapsed_s`` give the
+    deadline and the time spent when it was noticed.
+    """
+
+    def __init__(self, message: str, *, stage: str, max_seconds: float, elapsed_s: float) -> None:
+        super().__init__(message)
+        self.stage = stage
+        self.max_seconds = max_seconds
+        self.elapsed_s = elapsed_s
 
 
 class StageError(TokenSlimError):

@@ -199,3 +199,79 @@ def test_bad_parameters_are_refused_at_construction_set_params_and_call(cls_name
     with pytest.raises(ConfigError, match=cls_name):
         stage(r)
     assert [c.id for c in r.chunks] == [c.id for c in Result.create(query, chunks).chunks] and not r.drops
+
+
+class Clock:
+    """A fake clock for the pipeline's deadline: only Slow stages move it."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def perf_counter(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    import tokenslim._pipeline
+
+    fake = Clock()
+    monkeypatch.setattr(tokenslim._pipeline, "time", fake)
+    return fake
+
+
+class Slow(BaseStage):
+    """Test stage: takes ``seconds`` on the fake clock and drops the last chunk."""
+
+    def __init__(self, *, clock: Clock, seconds: float = 0.05) -> None:
+        self.clock = clock
+        self.seconds = seconds
+
+    def apply(self, result: Result) -> Result:
+        self.clock.now += self.seconds
+        if result.chunks:
+            result.drop(result.chunks[-1], reason="slow_drop")
+            result.chunks = result.chunks[:-1]
+        return result
+
+
+def test_deadline_fail_closed_raises_deadline_exceeded(example, clock):
+    from tokenslim.errors import DeadlineExceeded, TokenSlimError
+
+    query, chunks = example
+    pipe = Pipeline([("first", Slow(clock=clock)), ("second", DropShort())], max_seconds=0.01)
+    with pytest.raises(DeadlineExceeded, match="before stage 'second'") as info:
+        pipe.run(query, chunks)
+    assert isinstance(info.value, TokenSlimError)
+    assert info.value.stage == "second" and info.value.max_seconds == 0.01 and info.value.elapsed_s == pytest.approx(0.05)
+    in_time = pipe.run(query, chunks, max_seconds=30)  # per-call override: both stages run
+    assert [s.name for s in in_time.report] == ["first", "second"] and pipe.max_seconds == 0.01
+
+
+def test_deadline_fail_open_passes_the_rest_through_and_reports_it(example, clock):
+    query, chunks = example
+    steps = [("first", Slow(clock=clock)), ("second", DropShort(min_chars=10_000))]
+    r = Pipeline(steps, on_error="skip", max_seconds=0.01).run(query, chunks)
+    assert [c.text for c in r.chunks] == chunks[:-1]  # first ran; second skipped, input passed through
+    assert [d.reason for d in r.drops] == ["slow_drop"]
+    first, second = r.report
+    assert first.error is None and second.error.startswith("DeadlineExceeded: deadline of 0.01 s passed")
+    assert second.tokens_in == second.tokens_out and "DeadlineExceeded" in r.report_table()
+    full = Pipeline(steps, on_error="skip").run(query, chunks)  # no deadline: both run
+    assert full.chunks == [] and all(s.error is None for s in full.report)
+
+
+@pytest.mark.parametrize("bad", [0, -1, float("inf"), float("nan"), "5", True])
+def test_deadline_must_be_a_positive_number(bad, example):
+    with pytest.raises(ConfigError, match="max_seconds"):
+        Pipeline([DropShort()], max_seconds=bad).run(*example)
+    with pytest.raises(ConfigError, match="max_seconds"):
+        Pipeline([DropShort()]).run(*example, max_seconds=bad)
+
+
+def test_deadline_is_saved_in_the_config():
+    p = tokenslim.default_pipeline()
+    p.max_seconds = 0.5
+    q = Pipeline.from_config(p.to_config())
+    assert q.max_seconds == 0.5 and q[:2].max_seconds == 0.5 and "max_seconds=0.5" in repr(q)
+    assert "max_seconds" not in tokenslim.default_pipeline().to_config()
