@@ -126,6 +126,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="interleaved timing passes over all questions; latency = median (default: 2)")
     b.add_argument("--no-likelihood", action="store_true",
                    help="do not score the gold answer's likelihood (and its two controls)")
+    b.add_argument("--levers", type=_nonneg_int, default=0, metavar="N",
+                   help="also measure the serving levers one at a time on the first N questions: KV-cache dtype "
+                        "(--kv-dtype), prefix caching with Reorder(stable_prefix), max_model_len, concurrency "
+                        "1/2/4/8 (default: 0, skipped)")
+    b.add_argument("--kv-dtype", default="fp8", help="KV-cache dtype the levers pass compares (default: fp8)")
     b.add_argument("--warmup", type=_nonneg_int, default=2,
                    help="warm-up requests before measuring, on questions outside the measured ones (default: 2)")
     b.add_argument("--pipeline", type=Path, default=None, metavar="CONFIG",
@@ -219,6 +224,22 @@ def _cmd_bench(args: argparse.Namespace, argv: Sequence[str]) -> int:
             progress=not args.no_progress,
             meta={"dataset": args.dataset, "command": command, "model": getattr(backend, "model", None) or args.model or "-"},
         ).as_dict()
+        if args.levers:
+            from tokenslim.bench.levers import run_levers
+
+            def make_backend(**overrides: Any) -> Any:
+                return get_backend(args.backend, model=args.model, **{**dict(args.backend_arg), **overrides})
+
+            rep["levers"] = run_levers(
+                measured[: args.levers],
+                backend,
+                make_backend,
+                pipeline,
+                max_tokens=args.max_tokens,
+                kv_dtype=args.kv_dtype,
+                instruction=args.instruction or DEFAULT_INSTRUCTION,
+                log=lambda msg: print(msg, file=sys.stderr),
+            )
     finally:
         backend.close()
     print(report.text_table(rep))

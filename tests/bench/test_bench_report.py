@@ -61,3 +61,34 @@ def test_plots_are_written(run, tmp_path: Path) -> None:
     assert [p.name for p in paths] == ["tokens.png", "prefill.png", "quality.png"]
     for p in paths:
         assert p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and p.stat().st_size > 5000
+
+
+def test_levers_pass_on_the_fake_backend(run) -> None:
+    from bench_helpers import OracleBackend
+
+    from tokenslim import default_pipeline
+    from tokenslim.bench import datasets
+    from tokenslim.bench.levers import run_levers
+    from tokenslim.errors import ConfigError
+
+    examples = datasets.hotpotqa(4)
+    backend = OracleBackend({e.query: e.answers[0] for e in examples})
+
+    def make_backend(**overrides):
+        if "kv_cache_dtype" in overrides:
+            raise ConfigError("this engine has no fp8 KV cache")
+        return OracleBackend({})
+
+    lv = run_levers(examples, backend, make_backend, default_pipeline(), max_tokens=4, instruction="Answer.",
+                    concurrency_levels=(1, 2))
+    assert lv["kv_cache_dtype"]["error"].startswith("ConfigError: this engine has no fp8")
+    prefix = {(p["prompts"], p["order"]): p["second"]["prefix_cache_hit_rate"] for p in lv["prefix_caching"]}
+    # Same documents in another retrieval order: only stable_prefix renders the same prefix.
+    assert prefix[("uncompressed", "stable_prefix")] > 0.8 > prefix[("uncompressed", "original")]
+    assert lv["max_model_len"]["accepted_default_pipeline"] == "4/4"
+    assert [(c["concurrency"], c["prompts"]) for c in lv["concurrency"]] == [
+        (1, "uncompressed"), (1, "default_pipeline"), (2, "uncompressed"), (2, "default_pipeline")]
+    rep = dict(run[0].as_dict(), levers=lv)
+    md = report.markdown(rep)
+    assert "## Serving levers (4 questions, one at a time)" in md and "refused by the engine" in md
+    assert "## Concurrency sweep" in md and "| stable_prefix |" in md

@@ -128,6 +128,56 @@ def _quality_rows(rep: Mapping[str, Any]) -> tuple[list[str], list[list[str]]]:
     return head, rows
 
 
+def _lever_tables(rep: Mapping[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
+    """The levers pass as (title, head, rows) tables; empty when it did not run."""
+    lv = rep.get("levers")
+    if not lv:
+        return []
+    stages = rep["stages"]
+    base, last = stages[0], stages[-1]
+    head = ["lever (one at a time)", "tokens/req", "prefill p50 ms", "prefill ratio [95% CI]", "KV MB/req observed",
+            "dNLL vs baseline [95% CI]", "note"]
+    rows = [
+        ["baseline (uncompressed, default engine)", _f(base["tokens_model"]["mean"], 0), _f(base["prefill_ms"]["p50"]),
+         "1", _f(base.get("kv_mb_allocated_per_request"), 2), "", f"ablation, {rep['meta'].get('n_examples')} questions"],
+        [f"tokenslim {last['stage'].lstrip('+')} (default_pipeline)", _f(last["tokens_model"]["mean"], 0),
+         _f(last["prefill_ms"]["p50"]), _ci(last.get("prefill_ratio")), _f(last.get("kv_mb_allocated_per_request"), 2),
+         _delta_ci(last.get("answer_nll_delta"), 3), "ablation, interleaved"],
+    ]
+    kv = lv.get("kv_cache_dtype") or {}
+    if kv.get("error"):
+        rows.append([f"kv_cache_dtype={kv.get('setting')}", "", "", "", "", "", f"refused by the engine: {kv['error'][:160]}"])
+    elif kv:
+        ch, auto = kv["changed"], kv["auto"]
+        rows.append([f"kv_cache_dtype={kv['setting']}", _f(ch["tokens"], 0), _f(ch["prefill_ms"]["p50"]),
+                     _ci(kv.get("prefill_ratio")), _f(ch["kv_mb_observed"], 2) + ("" if auto.get("kv_mb_observed") is None else f" (auto {_f(auto['kv_mb_observed'], 2)})"),
+                     _delta_ci(kv.get("answer_nll_delta"), 3), f"{lv['n']} questions, engines alternating"])
+    mml = lv.get("max_model_len") or {}
+    if mml:
+        note = mml.get("error") or (f"accepts {mml.get('accepted_uncompressed')} uncompressed, "
+                                    f"{mml.get('accepted_default_pipeline')} compressed prompts")
+        rows.append([f"max_model_len={mml.get('setting')}", "", "", "", "", "", note])
+    tables = [(f"Serving levers ({lv['n']} questions, one at a time)", head, rows)]
+    phead = ["prompts", "chunk order", "2nd request hit%", "2nd TTFT p50 ms", "1st TTFT p50 ms", "tokens/req"]
+    prows = []
+    for p in lv.get("prefix_caching") or []:
+        hit = p["second"]["prefix_cache_hit_rate"]
+        prows.append([p["prompts"], p["order"], "-" if hit is None else f"{100 * hit:.1f}",
+                      _f(p["second"]["ttft_ms"]["p50"]), _f(p["first"]["ttft_ms"]["p50"]), _f(p["second"]["tokens"], 0)])
+    if prows:
+        tables.append(("Prefix caching: a 2nd question over the same documents in another retrieval order", phead, prows))
+    chead = ["in flight", "prompts", "tokens/req", "TTFT p50/p95/p99 ms", "TPOT p50/p95/p99 ms", "req/s"]
+    crows = []
+    for c in lv.get("concurrency") or []:
+        t, d = c["ttft_ms"], c["tpot_ms"]
+        crows.append([str(c["concurrency"]), c["prompts"], _f(c["tokens"], 0),
+                      f"{_f(t['p50'], 0)} / {_f(t['p95'], 0)} / {_f(t['p99'], 0)}",
+                      f"{_f(d['p50'])} / {_f(d['p95'])} / {_f(d['p99'])}", _f(c["requests_per_s"], 3)])
+    if crows:
+        tables.append(("Concurrency sweep (waves of N requests)", chead, crows))
+    return tables
+
+
 def _fixed(head: list[str], rows: list[list[str]]) -> list[str]:
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(head)]
 
@@ -194,6 +244,9 @@ def text_table(rep: Mapping[str, Any]) -> str:
     lines.extend(_fixed(*_cost_rows(rep)))
     lines.append(" Answer quality ".center(_WIDTH, "-"))
     lines.extend(_fixed(*_quality_rows(rep)))
+    for title, head, rows in _lever_tables(rep):
+        lines.append(f" {title} ".center(_WIDTH, "-"))
+        lines.extend(_fixed(head, rows))
     lines.append("=" * _WIDTH)
     lines.extend(_footnotes(rep))
     return "\n".join(lines)
@@ -224,6 +277,11 @@ def markdown(rep: Mapping[str, Any]) -> str:
     lines += _md_table(*_cost_rows(rep))
     lines += ["", "## Answer quality", ""]
     lines += _md_table(*_quality_rows(rep))
+    for title, head, rows in _lever_tables(rep):
+        lines += ["", f"## {title}", ""]
+        lines += _md_table(head, rows)
+    if rep.get("levers"):
+        lines += ["", f"Levers method: {rep['levers'].get('method', '')}."]
     lines += ["", "## Notes", ""]
     lines += [f"- {n}" for n in _footnotes(rep)]
     if "answer_scoring" in meta:
