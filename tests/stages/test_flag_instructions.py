@@ -82,7 +82,9 @@ def test_not_in_default_pipeline_and_composes_after_strip_html(real_paragraphs):
 
 
 def test_validation():
-    for bad in (FlagInstructions(action="delete"), FlagInstructions(history="yes")):
-        with pytest.raises(ConfigError):
-            bad.validate()
+    for bad in ({"action": "delete"}, {"history": "yes"}):
+        with pytest.raises(ConfigError):  # refused when built, like every stage
+            FlagInstructions(**bad)
+        with pytest.raises(ConfigError):  # and on set_params, leaving the stage as it was
+            FlagInstructions().set_params(**bad)
     assert FlagInstructions().get_params() == {"action": "remove", "history": False}
