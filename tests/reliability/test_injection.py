@@ -1,13 +1,18 @@
 """Hidden-text injection corpus: every hidden instruction removed, every visible paragraph kept.
 
-tests/reliability/injection_corpus/ holds hand-written pages whose visible text is
-real HotpotQA paragraphs and which hide instructions with one technique each
-(inline CSS, stylesheet rules, aria-hidden, the hidden attribute, <template>,
-<noscript>, invisible Unicode, comments, off-screen positioning, text-indent,
-font-size:0, opacity:0, same-colour text, transparent text, clipping) plus one page
-combining them. manifest.json lists, per page, the hidden instructions and the
-visible paragraphs. Both extract_main_text and default_pipeline() on the raw page as
-a chunk are checked; each hidden instruction carries a canary word (``zx07``).
+tests/reliability/injection_corpus/ holds pages whose visible text is real HotpotQA
+paragraphs and which hide instructions with one technique each. Pages 01-17 are
+hand-written (inline CSS, simple stylesheet rules, aria-hidden, the hidden attribute,
+<template>, <noscript>, invisible Unicode, comments, off-screen positioning, text-indent,
+font-size:0, opacity:0, same-colour text, transparent text, clipping, one page combining
+them); pages 18+ come from make_pages.py (stylesheet rules the cascade must resolve,
+inline CSS written another way, colour against the effective background, prefixes,
+fragments, non-WHATWG charset labels), many with a control paragraph that the same
+mechanism leaves visible. manifest.json lists, per page, the hidden instructions and the
+visible paragraphs. extract_main_text on the bytes, and default_pipeline() with the page
+as a chunk and as a tool message in the history, are checked; each hidden instruction
+carries a canary word (``zx07``). benchmarks/bench_injection.py runs trafilatura and
+readability on the same pages.
 """
 
 from __future__ import annotations
@@ -63,12 +68,39 @@ def test_default_pipeline_removes_hidden_from_raw_html_chunk(page):
     assert strip.name == "strip_html" and strip.drops[0].reason == "html_boilerplate"
 
 
+@pytest.mark.parametrize("page", MANIFEST, ids=[p["file"] for p in MANIFEST])
+def test_default_pipeline_removes_hidden_from_html_in_history(page):
+    html = (CORPUS / page["file"]).read_text(encoding="utf-8")
+    history = [{"role": "user", "content": "Fetch the page, please."},
+               {"role": "tool", "content": html, "tool_call_id": "call_1"}]
+    r = tokenslim.default_pipeline().run("What does the page say?", [], history=history)
+    prompt = r.to_prompt()
+    assert not _leaks(prompt, page["hidden"]), f"{page['technique']}: hidden text reached the prompt via history"
+    for para in page["visible"]:
+        assert _norm(para) in _norm(prompt), f"visible paragraph lost: {para[:60]}"
+    assert any(d.kind == "turn" and d.reason == "html_boilerplate" for d in r.drops)
+
+
 def test_corpus_covers_every_technique_with_real_text():
     techniques = " ".join(p["technique"] for p in MANIFEST).lower()
     for word in ("css", "aria-hidden", "hidden attribute", "template", "noscript", "zero-width", "comment",
-                 "off-screen", "text-indent", "font-size:0", "opacity:0", "background", "transparent"):
+                 "off-screen", "text-indent", "font-size:0", "opacity:0", "background", "transparent",
+                 # stylesheet rules the cascade resolves
+                 "@media", "@supports", "@layer", "compound selector", "attribute selector", "descendant selector",
+                 ":is()", "!important", "overrides an earlier show rule", "link href=data:", "@import",
+                 # inline CSS written another way
+                 "escape", "var(", "content-visibility", "clip-path:inset", "clip:rect", "scaley(0)",
+                 "position:relative;left:-9999px", "opacity:0.001", "filter:opacity(0)", "relative (em/%) child",
+                 # colour against the effective background
+                 "default canvas", "rgb(", "hsl(", "named colours", "short hex", "ancestor",
+                 # prefixes, fragments, charsets
+                 "bom", "<?xml", "line of plain text", "blank lines", "<svg> sprite", "fragment", "utf-7",
+                 "unicode_escape"):
         assert word in techniques, word
-    assert sum(len(p["hidden"]) for p in MANIFEST) >= 40
+    assert len(MANIFEST) >= 60
+    assert sum(len(p["hidden"]) for p in MANIFEST) >= 100
+    controls = [p for p in MANIFEST if len(p["visible"]) > 3]  # pages with a same-mechanism visible control
+    assert len(controls) >= 15
     # the canary check is live: the same instructions in plain markup would be caught
     for page in MANIFEST[:3]:
         visible_copy = "".join(f"<p>{h}</p>" for h in page["hidden"])

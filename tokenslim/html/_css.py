@@ -17,10 +17,13 @@ CSS escapes (``n\\6f ne``) are already decoded; ``var()`` is resolved per elemen
 Bounded cost: rules whose declarations cannot affect visibility, and rules whose right-most
 compound selector needs a class or id that no element has, are dropped before matching
 (large sheets are pruned the same way before tinycss2 parses them). Matching is capped
-at :data:`MAX_MATCH_VISITS` selector x element visits and :data:`MAX_MATCHES` matched
-elements; past either cap :class:`Cascade.over_budget` is set and the page is treated as
-hidden (see :func:`tokenslim.html.extract`): a page whose visibility cannot be decided is
-never passed on.
+at :data:`MAX_MATCH_VISITS` selector x element visits (a structural selector such as
+``:nth-child()`` is charged the sum over parents of children^2/2, which is what lexbor
+spends on it) and :data:`MAX_MATCHES` matched elements; past either cap
+:class:`Cascade.over_budget` is set and the page is treated as hidden (see
+:func:`tokenslim.html.extract`): a page whose visibility cannot be decided is never passed
+on. The cost model is deterministic (no wall clock), so a page never passes on one
+machine and fails on a slower one.
 """
 
 from __future__ import annotations
@@ -57,7 +60,9 @@ _PRUNE_ABOVE_CHARS = 4_000
 _SCAN = re.compile(r"/\*.*?(?:\*/|\Z)|\"(?:[^\"\\\n]|\\.)*[\"\n]?|'(?:[^'\\\n]|\\.)*['\n]?|\\.|[{};]", re.S)
 _NAMES = re.compile(r"[.#](-?[_a-zA-Z\u00a0-\U0010ffff][\w\-\u00a0-\U0010ffff]*)")
 _LAST_COMPOUND = re.compile(r"[^\s>+~]*$")
-_DYNAMIC_OR_ELEMENT = re.compile(r"::|:(?:before|after|first-line|first-letter)\b", re.I)
+# Pseudo-classes that lexbor evaluates by walking the preceding siblings of every candidate,
+# so one selector costs the sum over parents of (children^2)/2, not the element count.
+_STRUCTURAL = re.compile(r":(?:nth-|first-of-type|last-of-type|only-of-type)", re.I)
 
 
 @dataclass
@@ -548,13 +553,19 @@ def build_cascade(tree: Any, sheets: list[str], *, page: str) -> Cascade:
     n_elements = page.count("<")
     out = Cascade()
     visits = matches = 0
+    sibling_cost = -1
     n_layers = len(col.layers.names)
     by_elem = out.by_elem
     for rule in col.rules:
         decls = [d for d in rule.decls if not d[0].startswith("--") or d[0] in used]
         if not decls or not _selector_may_match(rule.selector, present):
             continue
-        visits += n_elements
+        if _STRUCTURAL.search(rule.selector):
+            if sibling_cost < 0:
+                sibling_cost = _sibling_cost(tree, n_elements)
+            visits += max(n_elements, sibling_cost)
+        else:
+            visits += n_elements
         if visits > MAX_MATCH_VISITS:
             out.over_budget = True
             break
@@ -582,6 +593,25 @@ def build_cascade(tree: Any, sheets: list[str], *, page: str) -> Cascade:
                 if old is None or key > old[0]:
                     slot[name] = (key, value)
     return out
+
+
+def _sibling_cost(tree: Any, n_elements: int) -> int:
+    """Sum over parents of (element children^2)/2: what one structural selector costs lexbor."""
+    if n_elements < 2_000:  # at most n^2/2 = 2M: never the reason to stop
+        return n_elements
+    cost = 0
+    stack = [tree.root]
+    while stack:
+        node = stack.pop()
+        count = 0
+        child = node.child
+        while child is not None:
+            if child.is_element_node:
+                count += 1
+                stack.append(child)
+            child = child.next
+        cost += count * count // 2
+    return cost
 
 
 def _present_names(tree: Any) -> frozenset[str]:
