@@ -18,10 +18,19 @@ Stated bounds (documented limits, see the "Reliability" section of README.md):
   ``tokenslim.html._flatten.MAX_DEPTH`` before parsing, so cost is linear.
 * 100,000 chunks and a 1 MB single-line chunk through default_pipeline().
 
+A second table ("growth") runs the adversarial shapes of
+:mod:`tokenslim.bench.adversarial` (inputs that once grew ~n^2) through
+default_pipeline(), one fresh process per shape: after a warm-up request (imports,
+tokenizer), the fastest of ``--repeats`` interleaved runs at n and at 2n, the growth
+exponent log2(t(2n) / t(n)) and the peak RSS of the process. Bound: t(n) <= 2 s,
+exponent <= 1.3, peak RSS <= 1 GiB; and 100,000 chunks of the first shape in <= 10 s.
+
 Run (serialised with other timing runs)::
 
-    flock /tmp/tokenslim-bench.lock python benchmarks/bounds.py
+    flock /tmp/tokenslim-bench.lock python benchmarks/bounds.py                 # both tables
+    flock /tmp/tokenslim-bench.lock python benchmarks/bounds.py --table growth  # the shapes only
     python benchmarks/bounds.py --case nesting_100k_extract   # one case, prints JSON
+    python benchmarks/bounds.py --shape dots_run              # one shape, prints JSON
 """
 
 from __future__ import annotations
@@ -40,6 +49,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # measure the tokenslim of this tree, not another installed one
 COMMAND = "flock /tmp/tokenslim-bench.lock python benchmarks/bounds.py"
 QUERY = "Which university is located in Kansas City, Missouri?"
 
@@ -166,6 +176,76 @@ def run_case(case: str, trace: bool) -> dict[str, Any]:
     return {"case": case, "wall_s": wall, "peak_rss_mib": peak, "added_rss_mib": peak - base, "traced_mib": traced, "out": out}
 
 
+# growth bounds: t(n) s, exponent, peak RSS MiB; the single-point case: s, MiB
+GROWTH_S, GROWTH_EXP, GROWTH_MIB = 2.0, 1.3, 1024.0
+SINGLE = ("many_chunks", 100_000, 10.0, 1024.0)
+
+
+def run_shape(name: str, n: int | None, repeats: int, single: bool) -> dict[str, Any]:
+    """Measure one adversarial shape in this process (called in the child)."""
+    from tokenslim.bench.adversarial import SHAPES, growth, run_request
+
+    shape = SHAPES[name]
+    n = n or shape.n
+    run_request(shape.build(10))  # warm-up: imports, tokenizer, regex compilation
+    if single:
+        request = shape.build(n)
+        wall = min(run_request(request) for _ in range(repeats))
+        out: dict[str, Any] = {"shape": name, "n": n, "t_n": wall}
+    else:
+        t_n, t_2n, exponent = growth(shape, n, repeats)
+        out = {"shape": name, "n": n, "t_n": t_n, "t_2n": t_2n, "exponent": exponent}
+    out["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return out
+
+
+def _shape_child(name: str, n: int | None, repeats: int, single: bool, timeout: float) -> dict[str, Any]:
+    cmd = [sys.executable, __file__, "--shape", name, "--repeats", str(repeats)]
+    cmd += (["--n", str(n)] if n else []) + (["--single"] if single else [])
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+    except subprocess.TimeoutExpired:
+        return {"shape": name, "error": f"timeout after {timeout:.0f} s"}
+    if proc.returncode != 0:
+        return {"shape": name, "error": (proc.stderr.strip().splitlines() or ["exit " + str(proc.returncode)])[-1]}
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def growth_table(names: list[str], repeats: int) -> int:
+    """Print the growth table; returns the number of shapes out of bounds."""
+    from tokenslim.bench.adversarial import SHAPES
+
+    head = f"{'shape':<19}{'input':<40}{'n':>8}{'t(n) s':>9}{'t(2n) s':>9}{'exponent':>10}{'peak RSS MiB':>14}  ok"
+    print(head + "\n" + "-" * len(head), flush=True)
+    failed = 0
+    for name in names:
+        r = _shape_child(name, None, repeats, False, 600)
+        if "error" in r:
+            failed += 1
+            print(f"{name:<19}{SHAPES[name].what:<40}  FAILED: {r['error']}", flush=True)
+            continue
+        ok = r["t_n"] <= GROWTH_S and r["exponent"] <= GROWTH_EXP and r["peak_rss_mib"] <= GROWTH_MIB
+        failed += not ok
+        print(
+            f"{name:<19}{SHAPES[name].what:<40}{r['n']:>8,}{r['t_n']:>9.3f}{r['t_2n']:>9.3f}{r['exponent']:>10.2f}"
+            f"{r['peak_rss_mib']:>14.0f}  {'yes' if ok else 'NO'}",
+            flush=True,
+        )
+    name, n, max_s, max_mib = SINGLE
+    if name in names:
+        r = _shape_child(name, n, 1, True, 600)
+        if "error" in r:
+            failed += 1
+            print(f"{name:<19}{'100,000 chunks (bound 10 s)':<40}  FAILED: {r['error']}")
+        else:
+            ok = r["t_n"] <= max_s and r["peak_rss_mib"] <= max_mib
+            failed += not ok
+            print(f"{name:<19}{'same, once, bound 10 s':<40}{n:>8,}{r['t_n']:>9.3f}{'':>9}{'':>10}{r['peak_rss_mib']:>14.0f}  {'yes' if ok else 'NO'}")
+    print(f"bound: t(n) <= {GROWTH_S:g} s, exponent log2(t(2n)/t(n)) <= {GROWTH_EXP:g}, peak RSS <= {GROWTH_MIB:g} MiB; "
+          f"fastest of {repeats} interleaved runs after a warm-up request")
+    return failed
+
+
 def _child(case: str, trace: bool, timeout: float) -> dict[str, Any]:
     cmd = [sys.executable, __file__, "--case", case] + (["--trace"] if trace else [])
     try:
@@ -183,15 +263,33 @@ def main() -> None:
     ap.add_argument("--trace", action="store_true", help="with --case: also trace Python allocations")
     ap.add_argument("--only", nargs="*", default=None, help="cases to run (default: all)")
     ap.add_argument("--no-trace", action="store_true", help="skip the tracemalloc pass")
+    ap.add_argument("--table", choices=("limits", "growth", "all"), default="all", help="which table to run")
+    ap.add_argument("--shape", help="measure one adversarial shape in this process and print JSON")
+    ap.add_argument("--n", type=int, help="with --shape: size (default: the shape's stated n)")
+    ap.add_argument("--single", action="store_true", help="with --shape: time n only")
+    ap.add_argument("--repeats", type=int, default=3, help="interleaved runs per size (fastest counts)")
     args = ap.parse_args()
     if args.case:
         print(json.dumps(run_case(args.case, args.trace)))
         return
-    cases = args.only or list(BOUNDS)
+    if args.shape:
+        print(json.dumps(run_shape(args.shape, args.n, args.repeats, args.single)))
+        return
+    failed = 0
+    if args.table in ("growth", "all"):
+        from tokenslim.bench.adversarial import SHAPES
+
+        names = [c for c in (args.only or SHAPES) if c in SHAPES]
+        failed += growth_table(names, args.repeats)
+        print(f"command: {COMMAND} --table growth" + (" --only " + " ".join(args.only) if args.only else ""))
+        if args.table == "growth":
+            sys.exit(1 if failed else 0)
+        print()
+    cases = [c for c in (args.only or BOUNDS) if c in BOUNDS]
     head = f"{'case':<26}{'what':<48}{'wall s':>8}{'peak RSS MiB':>14}{'added MiB':>11}{'traced MiB':>12}{'bound':>16}  ok"
     rows = [head, "-" * len(head)]
     print("\n".join(rows), flush=True)
-    failed = 0
+    growth_failed, failed = failed, 0
     for case in cases:
         what, max_s, max_mib, timeout = BOUNDS[case]
         r = _child(case, False, timeout)
@@ -213,7 +311,7 @@ def main() -> None:
     print(f"\n{len(cases) - failed}/{len(cases)} cases within bounds; python {sys.version.split()[0]}, {os.cpu_count()} CPUs")
     extra = (" --only " + " ".join(args.only) if args.only else "") + (" --no-trace" if args.no_trace else "")
     print(f"command: {COMMAND}{extra}")
-    sys.exit(1 if failed else 0)
+    sys.exit(1 if failed + growth_failed else 0)
 
 
 if __name__ == "__main__":

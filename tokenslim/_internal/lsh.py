@@ -97,10 +97,12 @@ def band_buckets(sigs: "np.ndarray", threshold: float) -> "np.ndarray":
     n, num_perm = sigs.shape
     bands, rows = lsh_params(float(threshold), num_perm)
     out = np.full((n, bands), -1, dtype=np.int64)
+    # each band's rows folded into one 64-bit key (odd multipliers, wrapping): equal bands get
+    # equal keys; a rare collision only adds a candidate, which is then checked exactly
+    mix = (np.arange(1, 2 * rows, 2, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)) | np.uint64(1)
     base = 0
     for t in range(bands):
-        band = np.ascontiguousarray(sigs[:, t * rows : (t + 1) * rows])
-        keys = band.view(np.dtype((np.void, band.dtype.itemsize * rows))).ravel()
+        keys = sigs[:, t * rows : (t + 1) * rows].astype(np.uint64) @ mix
         _, inverse, counts = np.unique(keys, return_inverse=True, return_counts=True)
         inverse = inverse.ravel()
         shared = counts[inverse] > 1

@@ -1,0 +1,120 @@
+"""Adversarial input shapes: inputs that once made a stage grow ~n^2, each sized by ``n``.
+
+Used by ``benchmarks/bounds.py`` (time at n and 2n, growth exponent, peak RSS, one
+process per shape) and ``tests/reliability/test_linear.py`` (the same shapes, smaller).
+Each shape builds one request for :func:`tokenslim.default_pipeline`; ``n`` is the size
+at which its bound is stated (the "Bounded cost" table of the README).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+__all__ = ["Shape", "SHAPES", "run_request", "growth"]
+
+QUERY = "Which bridges carry the most traffic?"
+
+
+@dataclass(frozen=True)
+class Shape:
+    """One adversarial input shape.
+
+    Attributes:
+        name: Short identifier (``--only`` in bounds.py).
+        what: What the input is, in words.
+        n: Size at which the bound is stated (chunks, characters, lines or messages).
+        build: ``n`` -> request kwargs for :func:`run_request` (``chunks``, ``history``, ``token_budget``).
+    """
+
+    name: str
+    what: str
+    n: int
+    build: Callable[[int], dict[str, Any]]
+
+
+def _many(n: int) -> dict[str, Any]:
+    return {"chunks": [f"chunk {i} about bridges and traffic" for i in range(n)]}
+
+
+def _shared_title(n: int) -> dict[str, Any]:
+    return {"chunks": [{"text": f"chunk {i} about bridges and traffic", "metadata": {"title": "Bridges"}} for i in range(n)]}
+
+
+def _equal_scores(n: int) -> dict[str, Any]:
+    return {"chunks": [{"text": f"chunk {i} about bridges and traffic", "score": 0.5} for i in range(n)]}
+
+
+def _style_no_brace(n: int) -> dict[str, Any]:
+    rule = "p.note color: red; margin: 0 "
+    style = (rule * (n // len(rule) + 1))[:n]
+    page = f"<html><head><style>{style}</style></head><body><article><p>The bridge carries traffic.</p></article></body></html>"
+    return {"chunks": [page]}
+
+
+def _dots(n: int) -> dict[str, Any]:
+    return {"chunks": ["." * n + " and then some lower case text about bridges and traffic"]}
+
+
+def _unclosed_brackets(n: int) -> dict[str, Any]:
+    return {"chunks": ["\n".join(f"[ unclosed line {i} about bridges. Another sentence here." for i in range(n))]}
+
+
+def _parens(n: int) -> dict[str, Any]:
+    return {"chunks": ["(" * n + " bridges and traffic. More text " + "]" * n]}
+
+
+def _unclosed_a(n: int) -> dict[str, Any]:
+    page = "<html><body><article><p>The bridge carries heavy traffic every day.</p></article>" + "<a" * n
+    return {"chunks": [page]}
+
+
+def _system_messages(n: int) -> dict[str, Any]:
+    history = [{"role": "system", "content": f"system message {i}: answer about bridges"} for i in range(n)]
+    return {"chunks": ["Bridges carry traffic."], "history": history, "token_budget": 300}
+
+
+def _long_title(n: int) -> dict[str, Any]:
+    title = " ".join(f"word{i}" for i in range(n))
+    text = " ".join(f"Sentence {i} is about bridge number {i}." for i in range(n))
+    return {"chunks": [{"text": text, "metadata": {"title": title}}]}
+
+
+SHAPES: dict[str, Shape] = {
+    s.name: s
+    for s in (
+        Shape("many_chunks", "n short chunks, one template", 20_000, _many),
+        Shape("shared_title", "n chunks sharing one title", 10_000, _shared_title),
+        Shape("equal_scores", "n distinct chunks, equal scores", 20_000, _equal_scores),
+        Shape("style_no_brace", "HTML page, n-char <style> without '{'", 80_000, _style_no_brace),
+        Shape("dots_run", "n-char run of '.' then lower case", 40_000, _dots),
+        Shape("unclosed_brackets", "n lines opening an unclosed '['", 4_000, _unclosed_brackets),
+        Shape("parens", "n '(' then n ']'", 20_000, _parens),
+        Shape("unclosed_a", "page ending in n '<a' without '>'", 20_000, _unclosed_a),
+        Shape("system_messages", "n system messages, token budget 300", 4_000, _system_messages),
+        Shape("long_title", "n sentences, n-word title, one chunk", 4_000, _long_title),
+    )
+}
+
+
+def run_request(request: dict[str, Any]) -> float:
+    """Run ``default_pipeline`` (with the request's token budget) on one request; seconds taken."""
+    import tokenslim
+
+    pipe = tokenslim.default_pipeline(token_budget=request.get("token_budget"))
+    t0 = time.perf_counter()
+    pipe.run(QUERY, request["chunks"], history=request.get("history"))
+    return time.perf_counter() - t0
+
+
+def growth(shape: Shape, n: int, repeats: int = 3) -> tuple[float, float, float]:
+    """``(t(n), t(2n), exponent)``: the fastest of ``repeats`` interleaved runs at each size
+    (inputs built beforehand, not timed), exponent ``log2(t(2n) / t(n))``."""
+    small, large = shape.build(n), shape.build(2 * n)
+    t_n = t_2n = math.inf
+    for _ in range(repeats):
+        t_n = min(t_n, run_request(small))
+        t_2n = min(t_2n, run_request(large))
+    return t_n, t_2n, math.log2(t_2n / t_n)
