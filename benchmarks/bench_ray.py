@@ -9,9 +9,10 @@ batching and result transfer included), the speed-up of 2 workers over 1 and the
 scaling efficiency (speed-up / 2). Every row of every Ray run is checked against
 the in-process output.
 
-The machine is shared, so the 1-minute load average after each run is reported
-next to its time: on 2 cores, anything above 2 means the workers did not have
-the CPUs to themselves.
+The machine is shared, so each run also reports the CPU cores the job actually
+got (CPU seconds of the driver, Ray and its workers, over wall seconds) and the
+1-minute load average after it: on 2 cores, a load above 2 means the workers did
+not have the CPUs to themselves.
 
 Run (under the shared benchmark lock)::
 
@@ -51,6 +52,31 @@ def requests(copies: int) -> list[dict[str, Any]]:
     return [{"id": f"{k}-{i}", **row} for k in range(copies) for i, row in enumerate(base)]
 
 
+def tree_cpu_seconds(root: int) -> float:
+    """CPU seconds used so far by ``root`` and every process under it (Ray's raylet and
+    workers are started under the driver), reaped children included (Linux /proc)."""
+    parent: dict[int, int] = {}
+    used: dict[int, float] = {}
+    tick = os.sysconf("SC_CLK_TCK")
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(")") + 2 :].split()
+        pid = int(entry)
+        parent[pid] = int(fields[1])
+        used[pid] = sum(int(x) for x in fields[11:15]) / tick  # utime, stime, cutime, cstime
+    tree, frontier = {root}, [root]
+    while frontier:
+        children = [p for p, pp in parent.items() if pp in frontier and p not in tree]
+        tree.update(children)
+        frontier = children
+    return sum(used.get(p, 0.0) for p in tree)
+
+
 def _key(row: dict[str, Any]) -> tuple[Any, ...]:
     return (row["id"], row["tokens_before"], row["tokens_after"], json.dumps(row["messages"]),
             json.dumps(row["chunks_out"]))
@@ -78,14 +104,17 @@ def main(argv: list[str] | None = None) -> int:
     reference = None
     times: dict[str, list[float]] = {"in-process": [], "ray, 1 worker": [], "ray, 2 workers": []}
     loads: dict[str, list[float]] = {k: [] for k in times}  # 1-minute load average after each run
+    cores: dict[str, list[float]] = {k: [] for k in times}  # CPU seconds the job got / wall seconds
     mismatches = 0
     for rep in range(args.repeats):
         for label in times:
+            cpu0 = tree_cpu_seconds(os.getpid())
             t0 = time.perf_counter()
             if label == "in-process":
                 out = compress_rows(pipeline, rows)
                 times[label].append(time.perf_counter() - t0)
                 loads[label].append(os.getloadavg()[0])
+                cores[label].append((tree_cpu_seconds(os.getpid()) - cpu0) / times[label][-1])
                 reference = reference or {r["id"]: _key(r) for r in out}
                 print(f"repeat {rep + 1}: {label}: {times[label][-1]:.1f} s", file=sys.stderr, flush=True)
                 continue
@@ -93,6 +122,7 @@ def main(argv: list[str] | None = None) -> int:
             result = compress_dataset(ds, pipeline, num_workers=workers, batch_size=args.batch_size).materialize()
             times[label].append(time.perf_counter() - t0)
             loads[label].append(os.getloadavg()[0])
+            cores[label].append((tree_cpu_seconds(os.getpid()) - cpu0) / times[label][-1])
             got = result.take_all()
             mismatches += sum(reference[r["id"]] != _key(r) for r in got) + abs(len(got) - len(rows))
             print(f"repeat {rep + 1}: {label}: {times[label][-1]:.1f} s", file=sys.stderr, flush=True)
@@ -112,6 +142,7 @@ def main(argv: list[str] | None = None) -> int:
         "load_average_after": [round(x, 2) for x in load],
         "seconds": {k: [round(x, 2) for x in v] for k, v in times.items()},
         "load_average_1min_after_each": {k: [round(x, 2) for x in v] for k, v in loads.items()},
+        "cpu_cores_obtained_each": {k: [round(x, 2) for x in v] for k, v in cores.items()},
         "requests_per_s": {k: round(v, 1) for k, v in rate.items()},
         "speedup_2_vs_1": round(speedup, 2),
         "scaling_efficiency": round(speedup / 2, 2),
@@ -125,12 +156,12 @@ def main(argv: list[str] | None = None) -> int:
         f"`{report['command']}` on {cpus} CPUs ({report['cpu']}); median of {args.repeats} interleaved runs; "
         f"load average after the run {report['load_average_after']} (the machine is shared).",
         "",
-        "| run | seconds (each repeat) | load avg after each | requests/s (median) | vs 1 worker |",
-        "|---|---:|---:|---:|---:|",
+        "| run | seconds (each repeat) | CPU cores the job got | load avg after | requests/s (median) | vs 1 worker |",
+        "|---|---:|---:|---:|---:|---:|",
     ]
     for k, v in times.items():
-        lines.append(f"| {k} | {', '.join(f'{x:.1f}' for x in v)} | {', '.join(f'{x:.1f}' for x in loads[k])} | "
-                     f"{rate[k]:.1f} | {rate[k] / rate['ray, 1 worker']:.2f}x |")
+        lines.append(f"| {k} | {', '.join(f'{x:.1f}' for x in v)} | {', '.join(f'{x:.2f}' for x in cores[k])} | "
+                     f"{', '.join(f'{x:.1f}' for x in loads[k])} | {rate[k]:.1f} | {rate[k] / rate['ray, 1 worker']:.2f}x |")
     lines += [
         "",
         f"2 workers / 1 worker: **{speedup:.2f}x** (scaling efficiency {speedup / 2:.0%}). "
