@@ -80,6 +80,17 @@ def test_saved_and_loaded_pipeline_gives_identical_output_on_hotpotqa(index, exa
         assert _signature(loaded.run(ex.query, ex.chunks)) == _signature(pipe.run(ex.query, ex.chunks))
 
 
+def test_pipeline_settings_round_trip():
+    p = Pipeline([Dedupe()], tokenizer="cl100k_base", on_error="skip", max_seconds=2.5)
+    config = p.to_config()
+    assert {k: config[k] for k in ("tokenizer", "on_error", "max_seconds")} == {
+        "tokenizer": "cl100k_base", "on_error": "skip", "max_seconds": 2.5}
+    q = Pipeline.from_config(config)
+    assert (q.tokenizer, q.on_error, q.max_seconds) == ("cl100k_base", "skip", 2.5)
+    with pytest.raises(ConfigError, match="max_seconds"):
+        Pipeline.from_config({**config, "max_seconds": -1})
+
+
 def test_config_is_plain_data_with_every_parameter():
     config = tokenslim.default_pipeline(token_budget=500).to_config()
     assert _no_none(config)  # TOML has no null: a None equal to its default is left out
