@@ -318,6 +318,7 @@ class OpenAIBackend:
                         raise BackendError(f"{self.base_url} gave no log-probability for prompt token {pos}")
                     out.append(float(item["logprob"] if isinstance(item, dict) else item))
                 return out
+        assert self.tokenizer is not None  # score_continuations checked it
         text = self.tokenizer.decode(ids, skip_special_tokens=False)
         reply = self._json("/completions", dict(body, prompt=text, logprobs=1, echo=True))
         logprobs = ((reply.get("choices") or [{}])[0]).get("logprobs") or {}

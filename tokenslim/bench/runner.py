@@ -568,10 +568,12 @@ def run_ablation(
                     "answer_in_context": M.answer_in_context(ctx, ex.answers, baseline_context=baseline_ctx[j]),
                     "state_retention": M.state_retention(ctx, ex.gold.get("slot_values", {}), baseline_context=baseline_ctx[j]),
                 }
+                t = rec[timing_key]
+                t = float(t) if isinstance(t, (int, float)) else None
                 if i == 0:
-                    base_time.append(rec[timing_key])
+                    base_time.append(t)
                 b = base_time[j]
-                rec["prefill_ratio"] = rec[timing_key] / b if b and rec[timing_key] is not None else None
+                rec["prefill_ratio"] = t / b if b and t is not None else None
                 records.append(rec)
             row = _stage_row(label, step, records, per_example.get("baseline"), throughput[label], changed=True, seed=seed)
         per_example[label] = records
