@@ -10,7 +10,8 @@ optional except the first:
    whose texts overlap (one's end is the other's start, or one contains the other) by
    at least ``min_overlap_chars`` are merged into one span holding the overlap once;
 3. **near duplicates** - MinHash (datasketch) estimate of the Jaccard similarity of
-   word-shingle sets at or above ``threshold``;
+   word-shingle sets at or above ``threshold``, among LSH candidates (chunks sharing a
+   band of their signatures), so the pass is linear in the number of chunks;
 4. **semantic duplicates** (off by default) - cosine similarity of all-MiniLM-L6-v2
    embeddings at or above ``semantic_threshold``.
 
@@ -23,6 +24,12 @@ Same source: the first non-empty metadata key of ``source_keys`` (default ``doc_
 header fields of an ``[Excerpt from document]`` block (title + published_at + source, as
 in MultiHop-RAG retriever output). Chunks with neither are never merged as windows (they
 can still be exact or near duplicates).
+
+Cost: linear in the input. Overlapping windows are looked for only among windows of one
+source that hold the same rare word, and near duplicates only among LSH candidates; each
+chunk is compared with at most ``MAX_CANDIDATES`` others, and chains of overlapping windows
+merge in runs of at most ``MAX_SPAN_WINDOWS``. Only adversarial input (thousands of
+look-alikes) comes near these caps; what they skip is kept, never dropped.
 
 Comparisons look at the passage body only: the ``[Excerpt from document]`` header and
 ``-----`` footer are set aside and put back around the merged body.
