@@ -192,3 +192,13 @@ def test_property_verbatim_ordered_recorded_and_smaller(ex, ratio, max_tokens, a
     r = _run(CompressDocuments(ratio=ratio, max_tokens=max_tokens, anaphora=anaphora), ex.query, chunks)
     assert r.tokens_after <= r.tokens_before
     _check_verbatim(r, {c.id: c.text for c in chunks})
+
+
+def test_a_relevant_turn_late_in_a_long_transcript_chunk_is_kept() -> None:
+    """Position counts for the lead sentences only; sentence 40 of a transcript window can still win."""
+    fillers = [f"Speaker {k % 3}: We talked about the weather on day {k}. It was fine." for k in range(24)]
+    fillers.insert(20, "Grad B: So the budget for the camera project is forty thousand. That is agreed.")
+    chunk = "\n".join(fillers)
+    r = Pipeline([CompressDocuments(ratio=0.1, min_tokens=0)]).run("What budget was agreed for the camera project?", [chunk])
+    kept = r.chunks[0].text
+    assert "forty thousand" in kept and len(kept) < len(chunk) / 4
