@@ -30,6 +30,14 @@ if [ "${TOKENSLIM_SETUP_LIGHT:-0}" != "1" ]; then
   else
     pip_install vllm
   fi
+  # llama.cpp's OpenAI-compatible server (tests/backends/test_llama_cpp_server.py, the llama.cpp comparison).
+  # PyPI has only the sdist: the first install compiles llama.cpp (about 5 min on 2 free cores, 12 under load);
+  # pip caches the built wheel, so later runs take seconds. Portable AVX2 build: a -march=native build on a CPU
+  # with AMX (e.g. Sapphire Rapids) crashed in ggml's AMX/repack weight path inside this project's VMs.
+  if ! "$PY" -c "import llama_cpp.server" 2>/dev/null; then
+    CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF" \
+      CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-2} pip_install "llama-cpp-python[server]==0.3.36"
+  fi
   # Framework adapters (one package per framework) and the frameworks themselves.
   for a in adapters/*/; do
     [ -f "$a/pyproject.toml" ] && pip_install -e "$a[test]"

@@ -322,13 +322,18 @@ class OpenAIBackend:
         text = self.tokenizer.decode(ids, skip_special_tokens=False)
         reply = self._json("/completions", dict(body, prompt=text, logprobs=1, echo=True))
         logprobs = ((reply.get("choices") or [{}])[0]).get("logprobs") or {}
-        values = logprobs.get("token_logprobs") or []
-        if len(values) < len(ids):
-            raise BackendError(
-                f"{self.base_url} returned {len(values)} prompt log-probabilities for {len(ids)} prompt tokens; it needs "
-                "vLLM's prompt_logprobs or echo+logprobs (llama.cpp: --logits_all true)"
-            )
-        return [float(v) for v in values[len(ids) - n : len(ids)]]
+        values, tokens = logprobs.get("token_logprobs") or [], logprobs.get("tokens") or []
+        # The echo may leave out special tokens (llama.cpp shows no <|im_start|>) and ends with the one
+        # generated token (if it was not an end token), so the answer is found from the end, by its text.
+        answer = self.tokenizer.decode(ids[-n:], skip_special_tokens=False).strip()
+        end = len(tokens)
+        for stop in (end - 1, end):
+            if stop - n >= 0 and "".join(tokens[stop - n : stop]).strip() == answer and len(values) == end:
+                return [float(v) for v in values[stop - n : stop]]
+        raise BackendError(
+            f"{self.base_url} returned no prompt log-probabilities for the answer {answer!r}; it needs vLLM's "
+            "prompt_logprobs or echo+logprobs (llama.cpp: --logits_all true)"
+        )
 
     def generate(self, prompts: Sequence[list[Message]], *, max_tokens: int = 32) -> list[Measurement]:
         """Stream each prompt in turn (greedy) and measure it."""

