@@ -95,6 +95,12 @@ def test_wilson_interval_is_not_degenerate_at_the_edges() -> None:
         M.wilson_ci([0.5])
 
 
+def test_score_ci_picks_wilson_for_rates_and_bca_for_means() -> None:
+    assert M.score_ci([1.0] * 20) == M.wilson_ci([1.0] * 20)
+    means = [0.2, 0.5, 0.9, 0.4, 0.7, 0.1]
+    assert M.score_ci(means, seed=1) == M.bca_ci(means, seed=1)
+
+
 def test_bca_interval_of_a_mean() -> None:
     rng = np.random.default_rng(1)
     values = list(rng.uniform(0, 1, 200))

@@ -34,6 +34,7 @@ __all__ = [
     "bootstrap_ci",
     "wilson_ci",
     "bca_ci",
+    "score_ci",
     "paired_bootstrap_ci",
     "percentile",
 ]
@@ -269,6 +270,14 @@ def bca_ci(
     )
     low, high = float(res.confidence_interval.low), float(res.confidence_interval.high)
     return CI(mean, min(low, mean), max(high, mean), int(x.size), confidence)
+
+
+def score_ci(values: Iterable[float | None], *, confidence: float = 0.95, seed: int = 0) -> CI:
+    """The right interval for per-example scores: Wilson when every value is 0 or 1 (a rate), else BCa (a mean)."""
+    x = _clean(values)
+    if x.size and np.all((x == 0) | (x == 1)):
+        return wilson_ci(x, confidence=confidence)
+    return bca_ci(x, confidence=confidence, seed=seed)
 
 
 def paired_bootstrap_ci(

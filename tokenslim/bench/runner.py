@@ -222,7 +222,7 @@ def _stage_row(
     quality: dict[str, Any] = {}
     delta: dict[str, Any] = {}
     for key in ("em", "f1", "answer_in_context", "state_retention"):
-        quality[key] = M.bootstrap_ci(col(key), seed=seed).as_dict()
+        quality[key] = M.score_ci(col(key), seed=seed).as_dict()  # Wilson for rates, BCa for means
         if baseline is not None:
             delta[key] = M.paired_bootstrap_ci(col(key), [r[key] for r in baseline], seed=seed).as_dict()
     row["quality"] = quality
