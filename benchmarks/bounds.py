@@ -21,9 +21,11 @@ Stated bounds (documented limits, see the "Reliability" section of README.md):
 A second table ("growth") runs the adversarial shapes of
 :mod:`tokenslim.bench.adversarial` (inputs that once grew ~n^2) through
 default_pipeline(), one fresh process per shape: after a warm-up request (imports,
-tokenizer), the fastest of ``--repeats`` interleaved runs at n and at 2n, the growth
-exponent log2(t(2n) / t(n)) and the peak RSS of the process. Bound: t(n) <= 2 s,
-exponent <= 1.3, peak RSS <= 1 GiB; and 100,000 chunks of the first shape in <= 10 s.
+tokenizer), the fastest of ``--repeats`` interleaved runs at n and at 2n in wall and in
+CPU time, the growth exponents log2(t(2n) / t(n)) and the peak RSS of the process.
+Bound: wall t(n) <= 2 s, CPU-time exponent <= 1.3 (the wall-time one is shown too:
+other processes on a shared machine stretch it), peak RSS <= 1 GiB; and 100,000 chunks
+of the first shape in <= 10 s wall.
 
 Run (serialised with other timing runs)::
 
@@ -190,11 +192,12 @@ def run_shape(name: str, n: int | None, repeats: int, single: bool) -> dict[str,
     run_request(shape.build(10))  # warm-up: imports, tokenizer, regex compilation
     if single:
         request = shape.build(n)
-        wall = min(run_request(request) for _ in range(repeats))
+        wall = min(run_request(request)[0] for _ in range(repeats))
         out: dict[str, Any] = {"shape": name, "n": n, "t_n": wall}
     else:
-        t_n, t_2n, exponent = growth(shape, n, repeats)
-        out = {"shape": name, "n": n, "t_n": t_n, "t_2n": t_2n, "exponent": exponent}
+        g = growth(shape, n, repeats)
+        out = {"shape": name, "n": n, "t_n": g.wall_n, "t_2n": g.wall_2n, "exponent": g.wall_exponent,
+               "cpu_n": g.cpu_n, "cpu_2n": g.cpu_2n, "cpu_exponent": g.cpu_exponent}
     out["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return out
 
@@ -215,7 +218,8 @@ def growth_table(names: list[str], repeats: int) -> int:
     """Print the growth table; returns the number of shapes out of bounds."""
     from tokenslim.bench.adversarial import SHAPES
 
-    head = f"{'shape':<19}{'input':<40}{'n':>8}{'t(n) s':>9}{'t(2n) s':>9}{'exponent':>10}{'peak RSS MiB':>14}  ok"
+    head = (f"{'shape':<19}{'input':<40}{'n':>8}{'t(n) s':>9}{'t(2n) s':>9}{'exp':>6}"
+            f"{'CPU t(n)':>10}{'CPU t(2n)':>10}{'CPU exp':>8}{'peak RSS MiB':>14}  ok")
     print(head + "\n" + "-" * len(head), flush=True)
     failed = 0
     for name in names:
@@ -224,11 +228,11 @@ def growth_table(names: list[str], repeats: int) -> int:
             failed += 1
             print(f"{name:<19}{SHAPES[name].what:<40}  FAILED: {r['error']}", flush=True)
             continue
-        ok = r["t_n"] <= GROWTH_S and r["exponent"] <= GROWTH_EXP and r["peak_rss_mib"] <= GROWTH_MIB
+        ok = r["t_n"] <= GROWTH_S and r["cpu_exponent"] <= GROWTH_EXP and r["peak_rss_mib"] <= GROWTH_MIB
         failed += not ok
         print(
-            f"{name:<19}{SHAPES[name].what:<40}{r['n']:>8,}{r['t_n']:>9.3f}{r['t_2n']:>9.3f}{r['exponent']:>10.2f}"
-            f"{r['peak_rss_mib']:>14.0f}  {'yes' if ok else 'NO'}",
+            f"{name:<19}{SHAPES[name].what:<40}{r['n']:>8,}{r['t_n']:>9.3f}{r['t_2n']:>9.3f}{r['exponent']:>6.2f}"
+            f"{r['cpu_n']:>10.3f}{r['cpu_2n']:>10.3f}{r['cpu_exponent']:>8.2f}{r['peak_rss_mib']:>14.0f}  {'yes' if ok else 'NO'}",
             flush=True,
         )
     name, n, max_s, max_mib = SINGLE
@@ -240,9 +244,10 @@ def growth_table(names: list[str], repeats: int) -> int:
         else:
             ok = r["t_n"] <= max_s and r["peak_rss_mib"] <= max_mib
             failed += not ok
-            print(f"{name:<19}{'same, once, bound 10 s':<40}{n:>8,}{r['t_n']:>9.3f}{'':>9}{'':>10}{r['peak_rss_mib']:>14.0f}  {'yes' if ok else 'NO'}")
-    print(f"bound: t(n) <= {GROWTH_S:g} s, exponent log2(t(2n)/t(n)) <= {GROWTH_EXP:g}, peak RSS <= {GROWTH_MIB:g} MiB; "
-          f"fastest of {repeats} interleaved runs after a warm-up request")
+            print(f"{name:<19}{'same, bound 10 s':<40}{n:>8,}{r['t_n']:>9.3f}{'':>43}{r['peak_rss_mib']:>14.0f}  {'yes' if ok else 'NO'}")
+    print(f"bound: wall t(n) <= {GROWTH_S:g} s, CPU-time exponent log2(t(2n)/t(n)) <= {GROWTH_EXP:g}, peak RSS <= "
+          f"{GROWTH_MIB:g} MiB; fastest of {repeats} interleaved runs after a warm-up request (the wall-time exponent is "
+          "shown too; other processes on a shared machine stretch it, not this process's CPU time)")
     return failed
 
 

@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
-__all__ = ["Shape", "SHAPES", "run_request", "growth"]
+__all__ = ["Shape", "SHAPES", "Growth", "run_request", "growth"]
 
 QUERY = "Which bridges carry the most traffic?"
 
@@ -100,27 +100,48 @@ SHAPES: dict[str, Shape] = {
 }
 
 
-def run_request(request: dict[str, Any], clock: Callable[[], float] = time.perf_counter) -> float:
-    """Run ``default_pipeline`` (with the request's token budget) on one request; seconds
-    taken by ``clock`` (wall time by default; ``time.process_time`` for CPU time)."""
+def run_request(request: dict[str, Any]) -> tuple[float, float]:
+    """Run ``default_pipeline`` (with the request's token budget) on one request.
+
+    Returns:
+        ``(wall seconds, CPU seconds of this process)``.
+    """
     import tokenslim
 
     pipe = tokenslim.default_pipeline(token_budget=request.get("token_budget"))
     gc.collect()  # start each run from the same heap: a collection owed by the last run is not billed here
-    t0 = clock()
+    wall, cpu = time.perf_counter(), time.process_time()
     pipe.run(QUERY, request["chunks"], history=request.get("history"))
-    return clock() - t0
+    return time.perf_counter() - wall, time.process_time() - cpu
 
 
-def growth(
-    shape: Shape, n: int, repeats: int = 3, clock: Callable[[], float] = time.perf_counter
-) -> tuple[float, float, float]:
-    """``(t(n), t(2n), exponent)``: the fastest of ``repeats`` interleaved runs at each size
-    (inputs built beforehand, not timed), exponent ``log2(t(2n) / t(n))``. CPU time
-    (``clock=time.process_time``) is steadier than wall time on a shared machine."""
+@dataclass(frozen=True)
+class Growth:
+    """Fastest times at n and 2n (wall and CPU) and the growth exponents ``log2(t(2n) / t(n))``."""
+
+    wall_n: float
+    wall_2n: float
+    cpu_n: float
+    cpu_2n: float
+
+    @property
+    def wall_exponent(self) -> float:
+        return math.log2(self.wall_2n / self.wall_n)
+
+    @property
+    def cpu_exponent(self) -> float:
+        return math.log2(self.cpu_2n / self.cpu_n)
+
+
+def growth(shape: Shape, n: int, repeats: int = 3) -> Growth:
+    """Time ``shape`` at n and 2n: the fastest of ``repeats`` interleaved runs at each size
+    (inputs built beforehand, not timed). CPU time is steadier than wall time on a shared
+    machine, where other processes stretch the wall clock but not this process's CPU time."""
     small, large = shape.build(n), shape.build(2 * n)
-    t_n = t_2n = math.inf
+    best = [math.inf] * 4
     for _ in range(repeats):
-        t_n = min(t_n, run_request(small, clock))
-        t_2n = min(t_2n, run_request(large, clock))
-    return t_n, t_2n, math.log2(t_2n / t_n)
+        for k, request in ((0, small), (1, large)):
+            wall, cpu = run_request(request)
+            best[k] = min(best[k], wall)
+            best[k + 2] = min(best[k + 2], cpu)
+    return Growth(*best)
