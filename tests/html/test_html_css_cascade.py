@@ -65,6 +65,12 @@ CASES = [
     ("font_color_attribute", "", f'<font color="white">{EVIL}</font>'),
     ("light_text_on_dark_shown", "", f'<div style="background:#111"><p style="color:#eee">{SHOWN}</p></div>'),
     ("visibility_child_shown", "", f'<div style="visibility:hidden"><p style="visibility:visible">{SHOWN}</p></div>'),
+    # percentages of an unknown box are not zero: a full-height wrapper with overflow hidden, a 50% circle
+    ("percent_height_shown", "article{height:100%;overflow-x:hidden}", f'<p style="clip-path:circle(50%)">{SHOWN}</p>'),
+    ("zero_percent_width", "", f'<div style="width:0%;overflow:hidden">{EVIL}</div>'),
+    # a selector whose prelude has a comment naming classes that do not exist still applies (large sheets are pruned)
+    ("comment_in_prelude", "/* .nothing .here */ .x{display:none}" + " .unused{color:red}" * 400,
+     f'<p class="x">{EVIL}</p>'),
 ]
 
 

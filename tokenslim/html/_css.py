@@ -52,14 +52,37 @@ RELEVANT = frozenset(
     margin-top text-indent font font-size color background background-color background-image""".split()
 )
 _RELEVANT_TEXT = re.compile(
-    r"display|visibility|opacity|filter|width|height|overflow|clip|transform|scale|translate|zoom|position|left|top|"
-    r"right|bottom|inset|margin|indent|font|color|background|--|\\",
+    r"(?:^|[;{\s/])(?:display|visibility|content-visibility|opacity|filter|(?:max-)?(?:width|height)|overflow(?:-[xy])?|"
+    r"clip(?:-path)?|transform|scale|translate|zoom|position|left|top|right|bottom|inset|margin(?:-left|-top)?|"
+    r"text-indent|font(?:-size)?|color|background(?:-color|-image)?|--[^:;{}\s]*)\s*:|\\",
     re.I,
 )
+# Block at-rules whose inner rules can style the page; every other at-rule block (@font-face with
+# inline fonts, @keyframes, @page...) is cut whole when a large sheet is pruned.
+_STYLING_AT_RULES = ("@media", "@supports", "@layer", "@container", "@scope", "@document", "@-moz-document",
+                     "@starting-style")
 _PRUNE_ABOVE_CHARS = 4_000
 _SCAN = re.compile(r"/\*.*?(?:\*/|\Z)|\"(?:[^\"\\\n]|\\.)*[\"\n]?|'(?:[^'\\\n]|\\.)*['\n]?|\\.|[{};]", re.S)
-_NAMES = re.compile(r"[.#](-?[_a-zA-Z\u00a0-\U0010ffff][\w\-\u00a0-\U0010ffff]*)")
-_LAST_COMPOUND = re.compile(r"[^\s>+~]*$")
+_NAMES = re.compile(
+    r"[.#]((?:-?[_a-zA-Z\u00a0-\U0010ffff]|\\[0-9a-fA-F]{1,6}\s?|\\[^\n\r\f0-9a-fA-F])"
+    r"(?:[\w\-\u00a0-\U0010ffff]|\\[0-9a-fA-F]{1,6}\s?|\\[^\n\r\f0-9a-fA-F])*)"
+)
+_ESCAPE = re.compile(r"\\([0-9a-fA-F]{1,6})\s?|\\(.)", re.S)
+_RISKY_ESCAPE = re.compile(r"\\[()\[\],\s]")
+
+
+def _unescape(name: str) -> str:
+    """A class or id name with its CSS escapes decoded (``hover\\:bg`` -> ``hover:bg``)."""
+    if "\\" not in name:
+        return name
+
+    def sub(m: re.Match[str]) -> str:
+        if m.group(1):
+            code = int(m.group(1), 16)
+            return chr(code) if 0 < code <= 0x10FFFF and not 0xD800 <= code <= 0xDFFF else "\ufffd"
+        return m.group(2)
+
+    return _ESCAPE.sub(sub, name)
 # Pseudo-classes that lexbor evaluates by walking the preceding siblings of every candidate,
 # so one selector costs the sum over parents of (children^2)/2, not the element count.
 _STRUCTURAL = re.compile(r":(?:nth-|first-of-type|last-of-type|only-of-type)", re.I)
@@ -130,15 +153,31 @@ def collect_sheets(tree: Any) -> list[str]:
 # ---------------------------------------------------------------- pruning large sheets
 
 
+_COMMENT = re.compile(r"/\*.*?(?:\*/|\Z)", re.S)
+_INNER = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
+
+
 def _selector_may_match(prelude: str, present: frozenset[str]) -> bool:
-    """False only when every selector of the list needs, in its right-most compound, a class or id
-    that no element of the page has. Anything unusual (escapes, functions, attributes) may match."""
-    if "\\" in prelude or "(" in prelude or "[" in prelude or prelude.lstrip().startswith("@"):
+    """False only when every selector of the list needs a class or id that no element of the page has.
+
+    Each compound of a complex selector must match some element, so any ``.name`` / ``#name``
+    outside parentheses and brackets is required (names inside ``:not()``, ``:is()``, ``[...]``
+    are not counted, which can only keep more rules). Escapes are decoded (``.hover\\:bg``);
+    an escaped bracket, comma or space, an at-rule or a very long prelude always may match.
+    """
+    if "/*" in prelude:
+        prelude = _COMMENT.sub(" ", prelude)
+    if prelude.lstrip().startswith("@") or len(prelude) > 2_000 or _RISKY_ESCAPE.search(prelude):
+        return True
+    for _ in range(8):
+        if "(" not in prelude and "[" not in prelude:
+            break
+        prelude = _INNER.sub(" ", prelude)
+    else:
         return True
     for sel in prelude.split(","):
-        last = _LAST_COMPOUND.search(sel.strip())
-        names = _NAMES.findall(last.group() if last else sel)
-        if not names or all(n.lower() in present for n in names):
+        names = _NAMES.findall(sel)
+        if not names or all(_unescape(n).lower() in present for n in names):
             return True
     return False
 
@@ -146,30 +185,48 @@ def _selector_may_match(prelude: str, present: frozenset[str]) -> bool:
 def prune(css: str, present: frozenset[str]) -> str:
     """Drop leaf rules that cannot matter before tinycss2 parses a large sheet (one linear scan).
 
-    A leaf rule (a block without nested blocks) goes when its block names no visibility-related
-    property (see :data:`RELEVANT`, custom properties and escapes count) or when its selector
-    cannot match (see :func:`_selector_may_match`). Strings, comments and escapes are skipped as
-    tokens, so a brace inside them never cuts a rule; anything unclosed is left to tinycss2.
+    A leaf rule (a block without nested blocks) goes when its block declares no visibility-related
+    property (see :data:`RELEVANT`; custom properties and escapes count) or when its selector
+    cannot match (see :func:`_selector_may_match`); at-rule blocks that style nothing
+    (``@font-face`` with inline fonts, ``@keyframes``, ``@page``...) go whole. Strings, comments
+    and escapes are skipped as tokens, so a brace inside them never cuts a rule; anything
+    unclosed is left to tinycss2.
     """
     if len(css) <= _PRUNE_ABOVE_CHARS:
         return css
+    if "{" not in css:
+        return _leading_statements(css)
     cut: list[tuple[int, int]] = []
-    stack: list[list[int]] = []  # [prelude start, block open, has nested block]
+    stack: list[list[int]] = []  # [prelude start, block open, nested blocks, nested blocks cut]
     start = 0
     for m in _SCAN.finditer(css):
         ch = m.group()
         if ch == "{":
             if stack:
-                stack[-1][2] = 1
-            stack.append([start, m.end(), 0])
+                stack[-1][2] += 1
+            stack.append([start, m.end(), 0, 0])
             start = m.end()
         elif ch == "}":
             if stack:
-                pre, body, nested = stack.pop()
-                if not nested:
+                pre, body, nested, nested_cut = stack.pop()
+                prelude = css[pre : body - 1]
+                if "/*" in prelude:
+                    prelude = _COMMENT.sub(" ", prelude)
+                prelude = prelude.strip()
+                drop = False
+                if prelude[:1] == "@":
+                    # an at-rule that styles nothing, or a conditional/layer block emptied by the pruning
+                    drop = not prelude.lower().startswith(_STYLING_AT_RULES) or (nested and nested == nested_cut)
+                    if drop:
+                        while cut and cut[-1][0] >= pre:  # the whole at-rule goes, inner cuts included
+                            cut.pop()
+                elif not nested:
                     block = css[body : m.start()]
-                    if not _RELEVANT_TEXT.search(block) or not _selector_may_match(css[pre : body - 1], present):
-                        cut.append((pre, m.end()))
+                    drop = not _RELEVANT_TEXT.search(block) or not _selector_may_match(prelude, present)
+                if drop:
+                    cut.append((pre, m.end()))
+                    if stack:
+                        stack[-1][3] += 1
             start = m.end()
         elif ch == ";":
             start = m.end()
@@ -182,6 +239,22 @@ def prune(css: str, present: frozenset[str]) -> str:
         pos = b
     parts.append(css[pos:])
     return "".join(parts)
+
+
+_LEADING_JUNK = re.compile(r"(?:\s|/\*.*?\*/)*", re.S)
+
+
+def _leading_statements(css: str) -> str:
+    """A sheet without ``{`` holds no rules: only the at-statements (``@import``, ``@layer a, b;``) before
+    the first other text count, since that text starts a rule prelude that runs to the end."""
+    end = 0
+    for m in _SCAN.finditer(css):
+        if m.group() != ";":
+            continue
+        if not css[_LEADING_JUNK.match(css, end).end() : m.end()].startswith("@"):
+            break
+        end = m.end()
+    return css[:end]
 
 
 # ---------------------------------------------------------------- conditions: @media, @supports

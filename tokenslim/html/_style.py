@@ -131,11 +131,12 @@ def _resolve(tokens: list, custom: dict, depth: int, budget: list[int]) -> list 
     return out
 
 
-def _length(t: Any, font_px: float, percent_of: float | None = None) -> float | None:
+def _length(t: Any, font_px: float) -> float | None:
+    """A length token in px; ``None`` when unknown (a percentage other than 0%: the box size is unknown)."""
     if t.type == "number":
         return 0.0 if t.value == 0 else None
     if t.type == "percentage":
-        return None if percent_of is None else t.value * percent_of / 100
+        return 0.0 if t.value == 0 else None
     if t.type == "dimension":
         return to_px(t.value, t.lower_unit, font_px)
     return None
@@ -292,7 +293,7 @@ def _clip_hides(tokens: list, font_px: float) -> bool:
             if any(p is not None and p >= OFFSCREEN_PX for p in px):
                 return True
         elif name in ("circle", "ellipse") and args and args[0].type != "ident":
-            radii = [_length(a, font_px, 0.0) for a in args[:2] if a.type != "ident"]
+            radii = [_length(a, font_px) for a in args[:2] if a.type != "ident"]
             if any(r is not None and r <= 1 for r in radii):
                 return True
         elif name == "polygon":
@@ -473,7 +474,7 @@ class Styler:
             for name in ("width", "height", "max-width", "max-height"):
                 toks = value(name)
                 if toks:
-                    px = _length(toks[0], font_px, 0.0)
+                    px = _length(toks[0], font_px)
                     if px is not None and px <= 1:
                         return "zero_size_box"
         if any(value(n) and _clip_hides(value(n), font_px) for n in ("clip", "clip-path")):
