@@ -70,9 +70,9 @@ def _short(line: str) -> bool:
 
 
 def _name_like(line: str) -> bool:
-    """Short, starts with a capital, and at least half its content words capitalised (or numbers)."""
+    """Short, starts with a capital or a number ("2003 WNBA season"), and at least half its content words capitalised (or numbers)."""
     words = [w for w in _CAP_WORD.findall(line) if w.lower() not in _JOINERS]
-    if not _short(line) or not words or not words[0][0].isupper():
+    if not _short(line) or not words or not (words[0][0].isupper() or words[0][0].isdigit()):
         return False
     return 2 * sum(w[0].isupper() or w[0].isdigit() for w in words) >= len(words)
 
