@@ -45,6 +45,7 @@ def test_title_keys_choose_and_order_the_keys() -> None:
         ("Shirley Temple: Shirley Temple Black was an actress.", "Shirley Temple"),
         ("Ken St. Andre: Kenneth St. Andre is an author.", "Ken St. Andre"),
         ("2003 WNBA season: The 2003 season was the seventh.", "2003 WNBA season"),
+        ("Young adult fiction: Young adult fiction is written for readers aged 12 to 18.", "Young adult fiction"),
         # not titles: a sentence before a colon, wrapped prose, speaker labels of a transcript
         ("The answer is: yes, it was.", ""),
         ("we wrap lines here\nand continue", ""),

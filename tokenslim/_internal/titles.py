@@ -70,11 +70,15 @@ def _short(line: str) -> bool:
 
 
 def _name_like(line: str) -> bool:
-    """Short, starts with a capital or a number ("2003 WNBA season"), and at least half its content words capitalised (or numbers)."""
+    """Short, starts with a capital or a number ("2003 WNBA season"), and either at least half its
+    content words capitalised (or numbers) or no function words at all ("Young adult fiction")."""
     words = [w for w in _CAP_WORD.findall(line) if w.lower() not in _JOINERS]
     if not _short(line) or not words or not (words[0][0].isupper() or words[0][0].isdigit()):
         return False
-    return 2 * sum(w[0].isupper() or w[0].isdigit() for w in words) >= len(words)
+    if 2 * sum(w[0].isupper() or w[0].isdigit() for w in words) >= len(words):
+        return True
+    # sentence-case titles ("Young adult fiction") hold no function words; "The answer is" does
+    return not any(w.lower() in _FUNCTION_WORDS for w in words)
 
 
 def text_title(text: str) -> str:
@@ -118,6 +122,11 @@ _CAP_WORD = re.compile(r"[^\W\d_][\w'’.\-]*|\d[\w'’.\-]*", re.UNICODE)
 # "The sousaphone (...) is a brass instrument", "A soft drink is ...": the defined term
 _DEFINITION = re.compile(
     r"^\s*(?:the|an?)\s+([^\W\d_][^,;:.()\n]{0,80}?)\s*(?:\([^)]{0,120}\)\s*)?,?\s+(?:is|was|are|were|refers to)\s", re.I
+)
+_FUNCTION_WORDS = frozenset(
+    """is are was were be been being am do does did have has had will would can could should may might must
+    i you he she it we they me him her us them my your his its our their this that these those there here
+    what which who whom whose when where why how not no yes if then than so but or because as""".split()
 )
 _JOINERS = frozenset("of the and for de la le du von van der den di da del y & in on at to a an".split())
 
