@@ -58,6 +58,8 @@ def test_adversarial_shapes_lose_nothing_silently(name: str) -> None:
     assert kept.isdisjoint(dropped) and len(kept | dropped) == len(request["chunks"])
     turns = [d for d in r.drops if d.kind == "turn"]
     assert len(r.history) + len(turns) == len(request.get("history") or [])
+    if request.get("token_budget"):
+        assert r.tokens_after <= request["token_budget"] < r.tokens_before
 
 
 def test_overlap_pair_checks_grow_linearly_within_one_source(monkeypatch, hotpot) -> None:
