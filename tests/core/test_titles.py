@@ -72,6 +72,7 @@ def test_title_end_cuts_a_label_not_a_subject() -> None:
         ("Kiss and Tell is a 1945 American comedy film", "Kiss and Tell"),
         ('"The Shining" is a film', "The Shining"),
         ("Lord High Treasurer of England is an office", "Lord High Treasurer of England"),
+        ('Roland "Champ" Bailey Jr. (born June 22, 1978) is', "Roland Champ Bailey Jr"),
         ("In 1990, the firm grew", ""),
         ("the cat sat", ""),
         ("The company said", ""),

@@ -155,8 +155,9 @@ def lead_subject(text: str, max_words: int = 8, common: set[str] | frozenset[str
     words: list[str] = []
     pos = 0
     for m in _CAP_WORD.finditer(text, 0, 200):
-        # only spaces between words (opening quotes or brackets allowed before the first)
-        if text[pos : m.start()].strip(" \t" if words else " \t\n\"'“‘(["):
+        # only spaces between words, or quotes around a nickname (Roland "Champ" Bailey); opening
+        # quotes or brackets may stand before the first word
+        if text[pos : m.start()].strip(" \t\"“”" if words else " \t\n\"'“‘(["):
             break
         w = m.group(0).rstrip(".")
         if not w or not (w[0].isupper() or (words and (w[0].isdigit() or w.lower() in _JOINERS))):
