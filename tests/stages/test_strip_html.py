@@ -166,3 +166,10 @@ def test_html_in_history_messages_is_stripped_and_recorded(hotpot):
     # opt-out keeps history as it was
     r = Pipeline([StripHTML(history=False)]).run("q", [], history=history)
     assert r.history[2]["content"] == page
+
+
+def test_the_page_title_becomes_the_chunk_title_unless_one_was_given() -> None:
+    page = "<html><head><title>Kiss and Tell</title></head><body><article><p>Kiss and Tell is a 1945 film.</p></article></body></html>"
+    r = Pipeline([StripHTML()]).run("q", [tokenslim.Chunk(page), tokenslim.Chunk(page, metadata={"title": "Mine"})])
+    assert [c.metadata["title"] for c in r.chunks] == ["Kiss and Tell", "Mine"]
+    assert all(c.metadata["html_title"] == "Kiss and Tell" for c in r.chunks)

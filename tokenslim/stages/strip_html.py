@@ -67,7 +67,8 @@ class StripHTML(BaseStage):
             original is recorded as a ``kind="turn"`` drop, reason ``"html_boilerplate"``.
 
     Each shortened chunk gets metadata ``html_removed`` (rule -> ``{"count", "chars"}``,
-    hidden-text rules and ``"boilerplate"``) and ``html_title``.
+    hidden-text rules and ``"boilerplate"``) and ``html_title``; the page title also
+    becomes ``title`` when the chunk has none (what relevance and adapters read).
     """
 
     def __init__(
@@ -118,6 +119,8 @@ class StripHTML(BaseStage):
                     detail=_detail(chunk, ex),
                     html_removed={k: asdict(v) for k, v in ex.removed.items()},
                     html_title=ex.title,
+                    # the page's <title> becomes the chunk's title unless the loader gave one
+                    **({"title": ex.title} if ex.title and not chunk.metadata.get("title") else {}),
                 )
             )
         result.chunks = out
