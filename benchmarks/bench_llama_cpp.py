@@ -193,7 +193,7 @@ def main() -> int:
     dtype = args.dtype or default_dtype(False)
     bench = ["--dataset", "hotpotqa", "--backend", "openai", "--limit", str(args.limit), "--max-tokens",
              str(args.max_tokens), "--repeats", str(args.repeats), "--concurrency", "0", "--no-plots", "--no-progress",
-             "--backend-arg", f"tokenizer={folder}", "--backend-arg", "model=smollm2",
+             "--backend-arg", f"tokenizer={folder}", "--model", "smollm2",
              # llama-cpp-python sorts the vocabulary per prompt token in Python for echo log-probabilities:
              # about a minute per 1,500-token prompt on one thread, hence the long timeout.
              "--backend-arg", "timeout=1800"]
