@@ -208,7 +208,12 @@ def _cmd_bench(args: argparse.Namespace, argv: Sequence[str]) -> int:
           f"{len(pipeline) + 1} rows (baseline + {len(pipeline)} stages)", file=sys.stderr)
     from tokenslim.backends import get_backend
 
-    backend = get_backend(args.backend, model=args.model, **dict(args.backend_arg))
+    extra = dict(args.backend_arg)
+    if "model" in extra:
+        from tokenslim.errors import ConfigError
+
+        raise ConfigError(f"give the model with --model {extra['model']}, not --backend-arg model=...")
+    backend = get_backend(args.backend, model=args.model, **extra)
     try:
         rep = run_ablation(
             measured,
