@@ -31,7 +31,8 @@ if [ "${TOKENSLIM_SETUP_LIGHT:-0}" != "1" ]; then
     pip_install vllm
   fi
   # llama.cpp's OpenAI-compatible server (tests/backends/test_llama_cpp_server.py, the llama.cpp comparison).
-  # PyPI has only the sdist: the first install compiles llama.cpp (about 5 min on 2 free cores, 12 under load);
+  # PyPI has only the sdist: the first install compiles llama.cpp (12-18 min measured here on 2 cores shared with
+  # other jobs; about 5 min reported on 2 idle cores);
   # pip caches the built wheel, so later runs take seconds. Portable AVX2 build: a -march=native build on a CPU
   # with AMX (e.g. Sapphire Rapids) crashed in ggml's AMX/repack weight path inside this project's VMs.
   if ! "$PY" -c "import llama_cpp.server" 2>/dev/null; then
