@@ -32,7 +32,7 @@ import base64
 import re
 import urllib.parse
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 import tinycss2
 
@@ -61,7 +61,7 @@ _RELEVANT_TEXT = re.compile(
 # inline fonts, @keyframes, @page...) is cut whole when a large sheet is pruned.
 _STYLING_AT_RULES = ("@media", "@supports", "@layer", "@container", "@scope", "@document", "@-moz-document",
                      "@starting-style")
-_PRUNE_ABOVE_CHARS = 4_000
+_PRUNE_ABOVE_CHARS = 256
 _SCAN = re.compile(r"/\*.*?(?:\*/|\Z)|\"(?:[^\"\\\n]|\\.)*[\"\n]?|'(?:[^'\\\n]|\\.)*['\n]?|\\.|[{};]", re.S)
 _NAMES = re.compile(
     r"[.#]((?:-?[_a-zA-Z\u00a0-\U0010ffff]|\\[0-9a-fA-F]{1,6}\s?|\\[^\n\r\f0-9a-fA-F])"
@@ -182,12 +182,13 @@ def _selector_may_match(prelude: str, present: frozenset[str]) -> bool:
     return False
 
 
-def prune(css: str, present: frozenset[str]) -> str:
+def prune(css: str, present: frozenset[str], matches: Callable[[str], bool | None] | None = None) -> str:
     """Drop leaf rules that cannot matter before tinycss2 parses a large sheet (one linear scan).
 
     A leaf rule (a block without nested blocks) goes when its block declares no visibility-related
     property (see :data:`RELEVANT`; custom properties and escapes count) or when its selector
-    cannot match (see :func:`_selector_may_match`); at-rule blocks that style nothing
+    cannot match (see :func:`_selector_may_match`, then ``matches``: lexbor run on the selector
+    list, ``False`` when it parses and matches no element); at-rule blocks that style nothing
     (``@font-face`` with inline fonts, ``@keyframes``, ``@page``...) go whole. Strings, comments
     and escapes are skipped as tokens, so a brace inside them never cuts a rule; anything
     unclosed is left to tinycss2.
@@ -222,7 +223,11 @@ def prune(css: str, present: frozenset[str]) -> str:
                             cut.pop()
                 elif not nested:
                     block = css[body : m.start()]
-                    drop = not _RELEVANT_TEXT.search(block) or not _selector_may_match(prelude, present)
+                    drop = (
+                        not _RELEVANT_TEXT.search(block)
+                        or not _selector_may_match(prelude, present)
+                        or (matches is not None and matches(prelude) is False)
+                    )
                 if drop:
                     cut.append((pre, m.end()))
                     if stack:
@@ -619,13 +624,26 @@ def build_cascade(tree: Any, sheets: list[str], *, page: str) -> Cascade:
         The :class:`Cascade`; ``over_budget`` when matching was cut short.
     """
     present = _present_names(tree)
+    n_elements = page.count("<")
+    asked = [0]  # pruning's own lexbor visits: capped like matching, never a reason to refuse the page
+
+    def matches(prelude: str) -> bool | None:
+        """Whether a selector list matches any element (``None``: unknown or not worth asking)."""
+        if asked[0] > MAX_MATCH_VISITS or _STRUCTURAL.search(prelude) or "&" in prelude:
+            return None
+        asked[0] += n_elements
+        try:
+            return tree.css_first(prelude) is not None
+        except Exception:  # noqa: BLE001 - a selector lexbor cannot parse: left to the full parse
+            return None
+
     col = _Collector()
     for css in sheets:
-        col.add_sheet(prune(css, present))
+        col.add_sheet(prune(css, present, matches))
     used = _used_custom(col.rules, page)
-    n_elements = page.count("<")
     out = Cascade()
-    visits = matches = 0
+    visits = [0]
+    n_matches = 0
     sibling_cost = -1
     n_layers = len(col.layers.names)
     by_elem = out.by_elem
@@ -636,10 +654,10 @@ def build_cascade(tree: Any, sheets: list[str], *, page: str) -> Cascade:
         if _STRUCTURAL.search(rule.selector):
             if sibling_cost < 0:
                 sibling_cost = _sibling_cost(tree, n_elements)
-            visits += max(n_elements, sibling_cost)
+            visits[0] += max(n_elements, sibling_cost)
         else:
-            visits += n_elements
-        if visits > MAX_MATCH_VISITS:
+            visits[0] += n_elements
+        if visits[0] > MAX_MATCH_VISITS:
             out.over_budget = True
             break
         try:
@@ -648,8 +666,8 @@ def build_cascade(tree: Any, sheets: list[str], *, page: str) -> Cascade:
             continue
         if not nodes:
             continue
-        matches += len(nodes)
-        if matches > MAX_MATCHES:
+        n_matches += len(nodes)
+        if n_matches > MAX_MATCHES:
             out.over_budget = True
             break
         out.rules += 1

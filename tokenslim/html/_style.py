@@ -334,6 +334,8 @@ class Styler:
     def __init__(self, cascade: Cascade | None) -> None:
         self.by_elem = cascade.by_elem if cascade is not None else {}
         self.inline: dict[str, dict] = {}
+        self.memo: dict[tuple, tuple[str | None, State]] = {}
+        self.keep: list[State] = []
 
     def element(self, node: Any, tag: str, attrs: dict, parent: State) -> tuple[str | None, State]:
         """``(rule hiding the element's whole subtree or None, the element's state)``."""
@@ -349,7 +351,14 @@ class Styler:
                     old = merged.get(name)
                     if old is None or kv[0] >= old[0]:
                         merged[name] = kv
-        return self._compute(merged, parent)
+        # Elements matched by the same rules under the same parent state compute the same result;
+        # declaration token lists live as long as the page, so their ids identify them.
+        key = (id(parent), *[(n, id(kv[1])) for n, kv in merged.items()])
+        got = self.memo.get(key)
+        if got is None:
+            got = self.memo[key] = self._compute(merged, parent)
+            self.keep.append(parent)  # keeps id(parent) unique while the memo lives
+        return got
 
     def _inline(self, style: str) -> dict:
         got = self.inline.get(style)
