@@ -115,7 +115,7 @@ def coerce_chunks(chunks: Iterable[Chunk | str | Mapping[str, Any]] | None) -> l
             raise InputError(f"{where} must be a Chunk, str or mapping, got {type(item).__name__}: {item!r:.80}")
         if not isinstance(chunk.text, str):
             raise InputError(f"{where}.text must be str, got {type(chunk.text).__name__}")
-        if chunk.metadata is None or not isinstance(chunk.metadata, Mapping):
+        if type(chunk.metadata) is not dict and (chunk.metadata is None or not isinstance(chunk.metadata, Mapping)):
             if chunk.metadata is not None:
                 raise InputError(f"{where}.metadata must be a dict, got {type(chunk.metadata).__name__}")
         score = _coerce_score(chunk.score, where)

