@@ -69,12 +69,12 @@ def test_plain_text_untouched_and_same_objects(hotpot):
     chunks = [c["paragraph_text"] for ex in hotpot[:20] for c in ex["contexts"]]
     r = Result.create("q", chunks)
     before = list(r.chunks)
-    t = time.perf_counter()
+    t = time.process_time()  # CPU time: a busy machine can pause this process for longer than the whole check
     r = StripHTML()(r)
-    elapsed = time.perf_counter() - t
+    elapsed = time.process_time() - t
     assert all(a is b for a, b in zip(before, r.chunks)) and len(r.chunks) == len(before)
     assert r.drops == []
-    assert elapsed < 0.05  # ~200 chunks: a cheap prefix check each
+    assert elapsed < 0.1  # ~200 chunks: a cheap prefix check each
 
 
 def test_min_chars_drops_short_pages():
