@@ -172,6 +172,21 @@ class Pipeline:
 
         return pipeline_from_config(config, cls)
 
+    @classmethod
+    def coerce(cls, value: "Pipeline | dict[str, Any]") -> "Pipeline":
+        """``value`` if it is a Pipeline, else the pipeline its :meth:`to_config` dict describes.
+
+        What framework adapters call when a saved component is loaded back.
+
+        Raises:
+            ConfigError: ``value`` is neither, or the dict is not a valid config.
+        """
+        if isinstance(value, Pipeline):
+            return value
+        if isinstance(value, dict):
+            return cls.from_config(value)
+        raise ConfigError(f"pipeline must be a tokenslim.Pipeline or its config dict, got {type(value).__name__}")
+
     def warm_up(self) -> float:
         """Run one small request so imports, tokenizer files and any model a stage loads
         are paid for now rather than by the first real request. Returns the seconds taken."""

@@ -152,3 +152,16 @@ def test_registry_names():
         register_stage(Unregistered, name="Bad-Name")
     names = tokenslim.registered_stages()
     assert names["dedupe"] == "tokenslim.stages.dedupe:Dedupe" and names["keep_first"].endswith(":KeepFirst")
+
+
+def test_coerce_takes_a_pipeline_or_its_config_and_refuses_anything_else() -> None:
+    import pytest
+
+    import tokenslim
+    from tokenslim.errors import ConfigError
+
+    pipe = tokenslim.default_pipeline()
+    assert tokenslim.Pipeline.coerce(pipe) is pipe
+    assert tokenslim.Pipeline.coerce(pipe.to_config()).to_config() == pipe.to_config()
+    with pytest.raises(ConfigError, match="config dict, got str"):
+        tokenslim.Pipeline.coerce("default")  # type: ignore[arg-type]

@@ -47,11 +47,7 @@ class TokenSlimPostprocessor(BaseNodePostprocessor):
     @classmethod
     def _load_pipeline(cls, value: Any) -> tokenslim.Pipeline:
         """Accept a Pipeline, or its config dict (what ``to_dict`` wrote)."""
-        if isinstance(value, tokenslim.Pipeline):
-            return value
-        if isinstance(value, dict):
-            return tokenslim.Pipeline.from_config(value)  # ConfigError is a ValueError: pydantic reports it
-        raise ValueError(f"pipeline must be a tokenslim.Pipeline or its config dict, got {type(value).__name__}")
+        return tokenslim.Pipeline.coerce(value)  # ConfigError is a ValueError: pydantic reports it
 
     @field_serializer("pipeline")
     def _save_pipeline(self, pipeline: tokenslim.Pipeline) -> dict[str, Any]:
