@@ -25,60 +25,25 @@ import argparse
 import json
 import os
 import sys
-import threading
 from pathlib import Path
 
+from tokenslim.bench.proctree import TreeSampler, tree_rss_bytes
 from tokenslim.bench.server import free_port, serve
 from tokenslim.cli import main as tokenslim_main
 from tokenslim.models import gguf_path
 
 
-def _tree_rss(pid: int) -> int:
-    """Resident bytes of a process and all its descendants (from /proc)."""
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
-            except OSError:
-                continue
-            ppid = int(stat.rsplit(")", 1)[1].split()[1])
-            children.setdefault(ppid, []).append(int(entry))
-    total, todo = 0, [pid]
-    while todo:
-        p = todo.pop()
-        todo.extend(children.get(p, []))
-        try:
-            for line in Path(f"/proc/{p}/status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
-                    total += int(line.split()[1]) * 1024
-        except OSError:
-            pass
-    return total
-
-
 def _serve_and_bench(name: str, cmd: list[str], port: int, health: str, bench_args: list[str], out: Path) -> dict:
     """Start the server, run ``tokenslim bench`` against it, return its idle and peak resident memory."""
     env = dict(os.environ, VLLM_CPU_NUM_OF_RESERVED_CPU="0", VLLM_CPU_KVCACHE_SPACE="1")
-    peak = [0]
-    stop = threading.Event()
     with serve(cmd, port, out / f"{name}_server.log", health=health, timeout_s=600, env=env) as server:
-        def sample() -> None:
-            while not stop.is_set():
-                peak[0] = max(peak[0], _tree_rss(server.process.pid))
-                stop.wait(1.0)
-
-        idle = _tree_rss(server.process.pid)
-        sampler = threading.Thread(target=sample, daemon=True)
-        sampler.start()
-        try:
+        idle = tree_rss_bytes(server.process.pid)
+        with TreeSampler(server.process.pid, interval=1.0) as tree:
             rc = tokenslim_main(["bench", *bench_args, "--backend-arg", f"base_url={server.base_url}",
                                  "--out", str(out / name)])
-        finally:
-            stop.set()
         if rc != 0:
             raise SystemExit(f"tokenslim bench against {name} failed ({rc})")
-    return {"rss_idle_bytes": idle, "rss_peak_bytes": peak[0]}
+    return {"rss_idle_bytes": idle, "rss_peak_bytes": tree.peak_rss_bytes}
 
 
 def _llama_nll(gguf: Path, folder: Path, limit: int, instruction: str) -> dict[str, list[float | None]]:

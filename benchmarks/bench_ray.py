@@ -29,7 +29,6 @@ import json
 import os
 import statistics
 import sys
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -44,6 +43,7 @@ os.environ.setdefault("RAY_worker_niceness", "0")
 import tokenslim  # noqa: E402
 from tokenslim._internal.cpu import cpu_summary  # noqa: E402
 from tokenslim.bench.datasets import hotpotqa  # noqa: E402
+from tokenslim.bench.proctree import TreeSampler  # noqa: E402
 from tokenslim.integrations.ray import compress_dataset, compress_rows  # noqa: E402
 
 
@@ -55,63 +55,6 @@ def requests(copies: int) -> list[dict[str, Any]]:
         for e in hotpotqa()
     ]
     return [{"id": f"{k}-{i}", **row} for k in range(copies) for i, row in enumerate(base)]
-
-
-def _proc_table() -> dict[int, tuple[int, float]]:
-    """pid -> (parent pid, CPU seconds used by the process itself), from /proc (Linux)."""
-    tick = os.sysconf("SC_CLK_TCK")
-    table: dict[int, tuple[int, float]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
-            except OSError:
-                continue
-            fields = stat[stat.rfind(")") + 2 :].split()
-            table[int(entry)] = (int(fields[1]), (int(fields[11]) + int(fields[12])) / tick)  # utime + stime
-    return table
-
-
-class TreeCPU:
-    """CPU seconds used by a process and everything started under it (the driver, Ray's raylet
-    and its workers), sampled every ``interval`` s so short-lived workers are counted too (a
-    process that exits loses at most its last interval)."""
-
-    def __init__(self, root: int, interval: float = 0.2) -> None:
-        self.root, self.interval = root, interval
-        self.first: dict[int, float] = {}
-        self.last: dict[int, float] = {}
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def _sample(self, initial: bool = False) -> None:
-        table = _proc_table()
-        tree, frontier = {self.root}, {self.root}
-        while frontier:
-            frontier = {p for p, (pp, _) in table.items() if pp in frontier and p not in tree}
-            tree |= frontier
-        for pid in tree:
-            if pid in table:
-                self.first.setdefault(pid, table[pid][1] if initial else 0.0)
-                self.last[pid] = table[pid][1]
-
-    def _run(self) -> None:
-        while not self._stop.wait(self.interval):
-            self._sample()
-
-    def __enter__(self) -> "TreeCPU":
-        self._sample(initial=True)
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
-        self._sample()
-
-    @property
-    def seconds(self) -> float:
-        return sum(self.last[p] - self.first[p] for p in self.last)
 
 
 def _key(row: dict[str, Any]) -> tuple[Any, ...]:
@@ -145,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     mismatches = 0
     for rep in range(args.repeats):
         for label in times:
-            with TreeCPU(os.getpid()) as cpu:
+            with TreeSampler(os.getpid()) as cpu:
                 t0 = time.perf_counter()
                 if label == "in-process":
                     out = compress_rows(pipeline, rows)
@@ -154,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
                     result = compress_dataset(ds, pipeline, num_workers=workers, batch_size=args.batch_size).materialize()
                 times[label].append(time.perf_counter() - t0)
             loads[label].append(os.getloadavg()[0])
-            cores[label].append(cpu.seconds / times[label][-1])
+            cores[label].append(cpu.cpu_seconds / times[label][-1])
             if label == "in-process":
                 reference = reference or {r["id"]: _key(r) for r in out}
                 print(f"repeat {rep + 1}: {label}: {times[label][-1]:.1f} s", file=sys.stderr, flush=True)

@@ -19,8 +19,12 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tokenslim.errors import BackendUnavailable, ConfigError, MissingDependency
+
+if TYPE_CHECKING:
+    from filelock import FileLock
 
 __all__ = ["KNOWN_MODELS", "GGUFModel", "cache_root", "default_model_path", "gguf_path", "model_path", "resolve_model"]
 
@@ -82,6 +86,22 @@ def cache_root(cache_dir: str | os.PathLike[str] | None = None) -> Path:
     if env:
         return Path(env).expanduser() / "models"
     return Path("~/.cache/tokenslim/models").expanduser()
+
+
+def _spec(name: str) -> GGUFModel:
+    if name not in KNOWN_MODELS:
+        raise ConfigError(f"unknown model {name!r}; known: {sorted(KNOWN_MODELS)}")
+    return KNOWN_MODELS[name]
+
+
+def _cache_lock(spec: GGUFModel, root: Path, lock_name: str) -> FileLock:
+    """A lock file in the cache, so two processes preparing the same model do it once."""
+    root.mkdir(parents=True, exist_ok=True)
+    try:
+        from filelock import FileLock
+    except ImportError as exc:
+        raise MissingDependency("filelock", extra="models", feature=f"The {spec.name!r} model") from exc
+    return FileLock(str(root / lock_name))
 
 
 def _find_gguf(spec: GGUFModel, workdir: Path) -> Path:
@@ -147,22 +167,14 @@ def model_path(name: str = DEFAULT_MODEL, cache_dir: str | os.PathLike[str] | No
         ConfigError: ``name`` is not a known model.
         MissingDependency: The package holding the GGUF is not installed.
     """
-    if name not in KNOWN_MODELS:
-        raise ConfigError(f"unknown model {name!r}; known: {sorted(KNOWN_MODELS)}")
-    spec = KNOWN_MODELS[name]
+    spec = _spec(name)
     root = cache_root(cache_dir)
     target = root / spec.folder
     if (target / "config.json").is_file():
         return target
     if importlib.util.find_spec(spec.module) is None:
         raise _missing(spec)
-    root.mkdir(parents=True, exist_ok=True)
-    try:
-        from filelock import FileLock
-    except ImportError as exc:
-        raise MissingDependency("filelock", extra="models", feature=f"The {spec.name!r} model") from exc
-
-    with FileLock(str(root / f".{spec.folder}.lock")):
+    with _cache_lock(spec, root, f".{spec.folder}.lock"):
         if (target / "config.json").is_file():  # another process finished first
             return target
         tmp = Path(tempfile.mkdtemp(prefix=f".{spec.folder}.", dir=root))
@@ -191,22 +203,14 @@ def gguf_path(name: str = DEFAULT_MODEL, cache_dir: str | os.PathLike[str] | Non
         ConfigError: ``name`` is not a known model.
         MissingDependency: The package holding the GGUF is not installed.
     """
-    if name not in KNOWN_MODELS:
-        raise ConfigError(f"unknown model {name!r}; known: {sorted(KNOWN_MODELS)}")
-    spec = KNOWN_MODELS[name]
+    spec = _spec(name)
     if spec.gguf_glob:
         return _find_gguf(spec, cache_root(cache_dir))
     root = cache_root(cache_dir)
     target = root / f"{spec.folder}.gguf"
     if target.is_file():
         return target
-    root.mkdir(parents=True, exist_ok=True)
-    try:
-        from filelock import FileLock
-    except ImportError as exc:
-        raise MissingDependency("filelock", extra="models", feature=f"The {spec.name!r} model") from exc
-
-    with FileLock(str(root / f".{spec.folder}.gguf.lock")):
+    with _cache_lock(spec, root, f".{spec.folder}.gguf.lock"):
         if not target.is_file():
             work = Path(tempfile.mkdtemp(prefix=f".{spec.folder}.gguf.", dir=root))
             try:
