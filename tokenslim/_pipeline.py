@@ -9,6 +9,7 @@ import time
 from typing import Any, Iterable, Literal, Mapping, Sequence
 
 from tokenslim._chunk import Chunk, Message
+from tokenslim._internal.embeddings import EmbeddingRecorder, Embeddings
 from tokenslim._result import Result, StageReport
 from tokenslim.errors import BudgetExceeded, ConfigError, DeadlineExceeded, InputError, StageError, TokenSlimError
 from tokenslim.tokenizers import Tokenizer, get_tokenizer
@@ -210,7 +211,6 @@ class Pipeline:
         *,
         disable: Iterable[str] = (),
         max_seconds: float | None = None,
-        _tokenizer: Tokenizer | None = None,
     ) -> Result:
         """Run every stage over one request.
 
@@ -235,24 +235,47 @@ class Pipeline:
         self.validate()
         _check_seconds(max_seconds)
         limit = max_seconds if max_seconds is not None else self.max_seconds
-        deadline = t0 + limit if limit is not None else None
+        disabled = self._disabled(disable)
+        result = self._request(query, chunks, history, system_prompt, self.get_tokenizer(), Embeddings())
+        job = _Job(self, result, disabled, limit)
+        job.spent = time.perf_counter() - t0
+        self._execute([job])
+        return job.result
+
+    def _disabled(self, disable: Iterable[str]) -> set[str]:
         disabled = set(disable)
         unknown = disabled - set(self.named_steps)
         if unknown:
             raise ConfigError(f"disable names unknown steps {sorted(unknown)}; steps are {list(self.named_steps)}")
+        return disabled
+
+    @staticmethod
+    def _request(query: str, chunks: Any, history: Any, system_prompt: Any, tokenizer: Tokenizer, embeddings: Embeddings) -> Result:
         try:
-            result = Result.create(query, chunks, history, system_prompt, tokenizer=_tokenizer or self.get_tokenizer())
+            return Result.create(query, chunks, history, system_prompt, tokenizer=tokenizer, embeddings=embeddings)
         except InputError as exc:
             logger.warning("refused input: %s: %s", type(exc).__name__, exc)
             raise
-        for name, stage in self._named():
-            if name in disabled:
-                continue
-            if deadline is not None and time.perf_counter() >= deadline:
-                result = self._past_deadline(name, result, time.perf_counter() - t0, limit)  # type: ignore[arg-type]
-                continue
-            result = self._run_step(name, stage, result)
-        return result
+
+    def _execute(self, jobs: list["_Job"]) -> None:
+        """Run the steps over every job, step by step across jobs: before a step that embeds,
+        the texts it will ask for are gathered from all jobs and embedded in one call."""
+        for s in range(len(self.steps)):
+            todo: list[_Job] = []
+            for job in jobs:
+                name = job.steps[s][0]
+                if name in job.disabled:
+                    continue
+                if job.limit is not None and job.spent >= job.limit:
+                    job.result = job.pipe._past_deadline(name, job.result, job.spent, job.limit)
+                    continue
+                todo.append(job)
+            _look_ahead(s, todo)
+            for job in todo:
+                name, stage = job.steps[s]
+                t0 = time.perf_counter()
+                job.result = job.pipe._run_step(name, stage, job.result)
+                job.spent += time.perf_counter() - t0
 
     def _past_deadline(self, name: str, result: Result, elapsed: float, limit: float) -> Result:
         """Skip stage ``name`` because the deadline passed: raise (fail-closed) or record it (fail-open)."""
@@ -292,18 +315,32 @@ class Pipeline:
         ``"params"``: ``{"<step>__<param>": value}`` settings for that request only
         (a budget, a k, a ratio). Those run on a copy of the stages; the shared
         pipeline is never changed, so one pipeline can serve threads meanwhile.
-        Token counts are shared across the batch (a chunk retrieved for several
-        queries is tokenised once). Results are the same as ``run()`` would give,
-        request by request, in order.
+
+        Shared across the batch: token counts (a chunk retrieved for several queries is
+        tokenised once) and embeddings. The batch goes through the pipeline step by step;
+        before a step that embeds (``stage.uses_embeddings()``: embedding or hybrid
+        relevance, semantic dedupe) a look-ahead run of it on a copy of each request
+        records the texts it asks for, and all of them are embedded in one call, so the
+        model gets full, length-sorted batches instead of one short call per request.
+        Results are those ``run()`` gives, request by request, in order (embeddings may
+        differ from ``run()``'s by float rounding, about 1e-7 in cosine).
+
+        A deadline (``max_seconds``) counts, for each request, the time spent on it: its
+        own steps and look-aheads and its share (by texts) of each batched embedding call.
 
         Raises:
             InputError: a request is not a str or a mapping with a str ``"query"``; or
-                as :meth:`run` for its contents. ConfigError: unknown ``params``.
+                as :meth:`run` for its contents. ConfigError: unknown ``params`` or
+                ``disable`` names. Other errors as :meth:`run`, for the first request
+                that raises them.
         """
+        self.validate()
         counts = _SharedCounts(self.get_tokenizer())
+        embeddings = Embeddings()
         variants: dict[tuple[tuple[str, str], ...], Pipeline] = {}
-        out: list[Result] = []
+        jobs: list[_Job] = []
         for n, req in enumerate(requests):
+            t0 = time.perf_counter()
             if isinstance(req, str):
                 req = {"query": req}
             if not isinstance(req, Mapping) or not isinstance(req.get("query"), str):
@@ -317,11 +354,12 @@ class Pipeline:
             if pipe is None:
                 pipe = self._variant(params) if params else self
                 variants[key] = pipe
-            out.append(
-                pipe.run(req["query"], req.get("chunks"), req.get("history"), req.get("system_prompt"),
-                         disable=req.get("disable", ()), _tokenizer=counts)
-            )
-        return out
+            result = self._request(req["query"], req.get("chunks"), req.get("history"), req.get("system_prompt"), counts, embeddings)
+            job = _Job(pipe, result, self._disabled(req.get("disable", ())), self.max_seconds)
+            job.spent = time.perf_counter() - t0
+            jobs.append(job)
+        self._execute(jobs)
+        return [job.result for job in jobs]
 
     def _variant(self, params: Mapping[str, Any]) -> "Pipeline":
         """A copy of this pipeline with fresh stage objects and ``params`` set on them."""
@@ -452,3 +490,48 @@ class _SharedCounts:
 
     def decode(self, ids: list[int]) -> str:
         return self._tok.decode(ids)
+
+
+class _Job:
+    """One request inside :meth:`Pipeline._execute`: the pipeline (variant) it runs, its
+    Result, the steps it skips, its deadline and the seconds of work charged to it so far."""
+
+    def __init__(self, pipe: Pipeline, result: Result, disabled: set[str], limit: float | None) -> None:
+        self.pipe = pipe
+        self.steps = pipe._named()
+        self.result = result
+        self.disabled = disabled
+        self.limit = limit
+        self.spent = 0.0
+
+
+def _look_ahead(s: int, jobs: list[_Job]) -> None:
+    """Before step ``s``: when two or more jobs run it with a stage that embeds, run that
+    stage on a copy of each job's Result with an :class:`EmbeddingRecorder`, then embed
+    every recorded text in one call into the jobs' shared cache. A look-ahead that fails is
+    ignored (the real run reports the failure); a text it missed is embedded when asked for."""
+    wanting = [job for job in jobs if getattr(job.steps[s][1], "uses_embeddings", lambda: False)()]
+    if len(wanting) < 2:
+        return
+    asked: list[list[str]] = []
+    for job in wanting:
+        t0 = time.perf_counter()
+        recorder = EmbeddingRecorder()
+        probe = job.result.copy()
+        probe.embeddings = recorder
+        probe.current_stage = job.steps[s][0]
+        try:
+            job.steps[s][1](probe)
+        except Exception:  # noqa: BLE001 - the real run of the stage reports it
+            pass
+        asked.append(recorder.texts)
+        job.spent += time.perf_counter() - t0
+    total = sum(len(t) for t in asked)
+    if not total:
+        return
+    cache = wanting[0].result.embeddings
+    t0 = time.perf_counter()
+    cache.add([t for texts in asked for t in texts])  # type: ignore[attr-defined]
+    seconds = time.perf_counter() - t0
+    for job, texts in zip(wanting, asked):
+        job.spent += seconds * len(texts) / total

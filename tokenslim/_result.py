@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Literal, Sequence
 
 from tokenslim._chunk import PARTS_KEY, Chunk, Message, api_content, coerce_chunks, coerce_history
+from tokenslim._internal.embeddings import EmbeddingSource, Embeddings
 from tokenslim.errors import InputError
 from tokenslim.tokenizers import Tokenizer, get_tokenizer
 
@@ -98,6 +99,9 @@ class Result:
         drops: Every removal, in order.
         report: One :class:`StageReport` per stage run by a pipeline.
         tokens_before: Prompt tokens of the input, before any stage.
+        embeddings: Where stages get text embeddings (``embeddings.rows(texts)``): a cache
+            for this request, or shared by every request of one :meth:`Pipeline.run_batch`,
+            so a text is embedded once (and a batch in one call).
     """
 
     def __init__(
@@ -107,6 +111,7 @@ class Result:
         history: list[Message],
         system_prompt: str | None,
         tokenizer: Tokenizer,
+        embeddings: EmbeddingSource | None = None,
     ) -> None:
         self.query = query
         self.chunks = chunks
@@ -116,6 +121,7 @@ class Result:
         self.drops: list[Drop] = []
         self.report: list[StageReport] = []
         self.current_stage: str | None = None
+        self.embeddings: EmbeddingSource = embeddings if embeddings is not None else Embeddings()
         self._counts: dict[str, int] = {}
         self.tokens_before = self.prompt_tokens()
 
@@ -128,6 +134,7 @@ class Result:
         system_prompt: str | None = None,
         *,
         tokenizer: Any = None,
+        embeddings: EmbeddingSource | None = None,
     ) -> "Result":
         """Validate raw input and build a Result (what ``Pipeline.run`` does first).
 
@@ -141,7 +148,7 @@ class Result:
         if system_prompt is not None and not isinstance(system_prompt, str):
             raise InputError(f"system_prompt must be str or None, got {type(system_prompt).__name__}")
         tok = tokenizer if isinstance(tokenizer, Tokenizer) and hasattr(tokenizer, "count") else get_tokenizer(tokenizer)
-        return cls(query, coerce_chunks(chunks), coerce_history(history), system_prompt, tok)
+        return cls(query, coerce_chunks(chunks), coerce_history(history), system_prompt, tok, embeddings)
 
     # -- token accounting ---------------------------------------------------------
     def count(self, text: str) -> int:

@@ -43,3 +43,42 @@ def test_run_batch_accepts_bare_queries_and_refuses_bad_requests() -> None:
         pipe.run_batch([{"query": "q", "budget": 3}])
     with pytest.raises(ConfigError):
         pipe.run_batch([{"query": "q", "params": {"compress_documents__nope": 1}}])
+
+
+@pytest.mark.slow  # the MiniLM model on ~500 texts, twice: tens of seconds on 2 busy cores
+def test_run_batch_embeds_once_per_step_and_equals_run_on_hotpotqa(monkeypatch) -> None:
+    """Embedding relevance: the batch embeds all requests' texts in one model call per
+    embedding step, and every output equals run()'s on real HotpotQA questions."""
+    from tokenslim._internal.relevance import load_embedding_model
+
+    examples = datasets.hotpotqa(6)
+
+    def pipeline() -> tokenslim.Pipeline:
+        return tokenslim.default_pipeline().set_params(
+            trim_top_k__relevance="hybrid", compress_documents__relevance="embedding"
+        )
+
+    settings = [{"trim_top_k__k": 4} if n % 3 == 1 else {"compress_documents__max_tokens": 150} if n % 3 == 2 else {}
+                for n in range(len(examples))]
+    requests = [{"query": e.query, "chunks": e.chunks, "params": s} for e, s in zip(examples, settings)]
+    alone = [pipeline().set_params(**s).run(e.query, e.chunks) for e, s in zip(examples, settings)]
+
+    model = load_embedding_model()
+    calls: list[int] = []
+    encode = model.encode
+
+    def counting(texts, *args, **kwargs):
+        calls.append(len(texts))
+        return encode(texts, *args, **kwargs)
+
+    monkeypatch.setattr(model, "encode", counting)
+    pipe = pipeline()
+    before = pipe.get_params()
+    batch = pipe.run_batch(requests)
+    assert pipe.get_params() == before
+    # one call for TrimTopK's query + chunks of all 6 requests, one for CompressDocuments' sentences
+    assert len(calls) == 2 and calls[0] >= 50 and calls[1] >= 100
+    for got, ref in zip(batch, alone):
+        _same(got, ref)
+        assert got.chunks[0].metadata["relevance_source"] == "hybrid"
+    assert any(d.reason == "low_relevance" for r in batch for d in r.drops)

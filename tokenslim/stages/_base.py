@@ -98,6 +98,15 @@ class BaseStage(abc.ABC):
                 result.current_stage = None
         return out
 
+    def uses_embeddings(self) -> bool:
+        """Whether :meth:`apply` asks ``result.embeddings`` for rows with these parameters.
+
+        :meth:`tokenslim.Pipeline.run_batch` looks ahead at such a stage for every request
+        and embeds all their texts in one call before running it. Default False; a custom
+        stage that embeds through ``result.embeddings`` returns True to be batched too.
+        """
+        return False
+
     @abc.abstractmethod
     def apply(self, result: Result) -> Result:
         """Transform ``result`` (record every removal with ``result.drop``/``result.shorten``)."""

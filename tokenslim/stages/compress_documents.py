@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from tokenslim._chunk import Chunk
+from tokenslim._internal.embeddings import EmbeddingSource
 from tokenslim._internal.relevance import Relevance, bridge_scores, chunk_relevance, relevance_scores, terms
 from tokenslim._internal.sentences import join_spans, split_spans
 from tokenslim._internal.titles import TITLE_KEYS, chunk_title, lead_subject, lowercase_words, title_end
@@ -59,6 +60,7 @@ def plan_compression(
     anaphora: bool,
     relevance: Relevance,
     title_keys: Sequence[str] | None = None,
+    embeddings: EmbeddingSource | None = None,
 ) -> Plan:
     """Decide which sentences to keep (pure: reads its arguments, changes nothing).
 
@@ -75,6 +77,7 @@ def plan_compression(
     best-first while they fit a budget shared by all chunks: ``ratio`` of the chunk
     tokens (at least ``min_tokens``), capped by ``max_tokens``. A kept sentence that
     opens with a pronoun brings the sentence before it when that fits (``anaphora``).
+    ``embeddings``: the request's embedding cache (``result.embeddings``).
     """
     spans = [split_spans(c.text) for c in chunks]
     sizes = [count(c.text) for c in chunks]
@@ -106,7 +109,7 @@ def plan_compression(
     # copied into each of 4,000 sentences (16M terms); real titles are far under the cap
     title_terms = {i: terms(chunk_titles[i])[:MAX_TITLE_TERMS] for i in {i for i, _ in units}}
     titles = [title_terms[i] for i, _ in units]
-    sent_rel = relevance_scores(query, scored, relevance, extra_terms=titles)
+    sent_rel = relevance_scores(query, scored, relevance, extra_terms=titles, embeddings=embeddings)
     want = _answer_pattern(query)
     bridge = (
         bridge_scores(query, scored, [i for i, _ in units], chunk_titles, chunk_rel, direct_rel)
@@ -333,6 +336,7 @@ class CompressDocuments(BaseStage):
             anaphora=self.anaphora,
             relevance=self.relevance,
             title_keys=self.title_keys,
+            embeddings=result.embeddings,
         )
         out: list[Chunk] = []
         for chunk, spans, keep, rel in zip(chunks, plan.spans, plan.keep, plan.chunk_scores):
@@ -364,3 +368,7 @@ class CompressDocuments(BaseStage):
             )
         result.chunks = out
         return result
+
+    def uses_embeddings(self) -> bool:
+        """True with embedding or hybrid sentence relevance."""
+        return self.relevance != "bm25"

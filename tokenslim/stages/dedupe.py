@@ -416,13 +416,6 @@ def plan_dedupe(
     return p.finish()
 
 
-def _embed(texts: Sequence[str]) -> Any:
-    """all-MiniLM-L6-v2 embeddings (offline model, loaded once and shared with relevance scoring)."""
-    from tokenslim._internal.relevance import load_embedding_model
-
-    return load_embedding_model().encode(list(texts), normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
-
-
 class Dedupe(BaseStage):
     """Remove duplicate chunks and merge overlapping windows of the same document.
 
@@ -506,7 +499,7 @@ class Dedupe(BaseStage):
             semantic_threshold=self.semantic_threshold,
             keep_new_names=self.keep_new_names,
             source_keys=self.source_keys,
-            embed=_embed if self.semantic_threshold is not None else None,
+            embed=result.embeddings.rows if self.semantic_threshold is not None else None,
         )
         out: list[Chunk] = []
         for i, chunk in enumerate(chunks):
@@ -525,3 +518,7 @@ class Dedupe(BaseStage):
             out.append(chunk)
         result.chunks = out
         return result
+
+    def uses_embeddings(self) -> bool:
+        """True when the semantic pass is on (chunk bodies are then embedded)."""
+        return self.semantic_threshold is not None

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from tokenslim._chunk import Chunk
+from tokenslim._internal.embeddings import EmbeddingSource
 from tokenslim._internal.relevance import Relevance, relevance_scores, terms
 from tokenslim._internal.titles import TITLE_KEYS, chunk_title
 from tokenslim._result import Result
@@ -78,6 +79,7 @@ def select_top_k(
     mmr_lambda: float | None,
     relevance: Relevance,
     title_keys: Sequence[str] | None = None,
+    embeddings: EmbeddingSource | None = None,
 ) -> Selection:
     """Decide which chunks to keep (pure: touches nothing but its arguments).
 
@@ -87,7 +89,7 @@ def select_top_k(
     the first relative drop larger than ``cliff``), token budget
     (``over_token_budget``: a chunk that does not fit is skipped, smaller ones
     further down may still fit). The first ``min_keep`` ranked chunks survive the
-    floor and the cliff.
+    floor and the cliff. ``embeddings``: the request's embedding cache (``result.embeddings``).
     """
     n = len(chunks)
     if all(c.score is not None for c in chunks):
@@ -95,7 +97,7 @@ def select_top_k(
         source = "retriever"
     else:
         titles = [terms(chunk_title(c.text, c.metadata, title_keys)) for c in chunks]
-        scores = relevance_scores(query, [c.text for c in chunks], relevance, extra_terms=titles)
+        scores = relevance_scores(query, [c.text for c in chunks], relevance, extra_terms=titles, embeddings=embeddings)
         source = relevance
     by_score = sorted(range(n), key=lambda i: (-scores[i], i))
     rank = by_score
@@ -215,6 +217,7 @@ class TrimTopK(BaseStage):
             mmr_lambda=self.mmr_lambda,
             relevance=self.relevance,
             title_keys=self.title_keys,
+            embeddings=result.embeddings,
         )
         position = {i: p + 1 for p, i in enumerate(sel.rank)}
         out: list[Chunk] = []
@@ -226,3 +229,7 @@ class TrimTopK(BaseStage):
                 out.append(chunk.with_text(chunk.text, rank=position[i], relevance=sel.scores[i], relevance_source=sel.source))
         result.chunks = out
         return result
+
+    def uses_embeddings(self) -> bool:
+        """True with embedding or hybrid relevance (unscored chunks are then embedded)."""
+        return self.relevance != "bm25"
