@@ -187,7 +187,7 @@ def test_bench_on_fake_backend_then_capacity_from_it(capsys: pytest.CaptureFixtu
     assert rep["meta"]["dataset"] == "hotpotqa" and rep["meta"]["n_examples"] == 6
     assert rep["stages"][-1]["token_reduction_pct"] > 20
     assert (out_dir / "bench.md").read_text().count("| baseline |") == 2
-    assert sorted(p.name for p in out_dir.glob("*.png")) == ["prefill.png", "quality.png", "tokens.png"]
+    assert sorted(p.name for p in out_dir.glob("*.png")) == ["likelihood.png", "prefill.png", "quality.png", "tokens.png"]
 
     assert main(["capacity", "--model", str(model_dir), "--gpu-memory", "24GiB", "--avg-input", "1500",
                  "--from-bench", str(out_dir / "bench.json")]) == 0

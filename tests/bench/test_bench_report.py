@@ -57,10 +57,33 @@ def test_load_json_rejects_other_files(tmp_path: Path) -> None:
 
 
 def test_plots_are_written(run, tmp_path: Path) -> None:
-    paths = write_plots(run[0].as_dict(), tmp_path)
-    assert [p.name for p in paths] == ["tokens.png", "prefill.png", "quality.png"]
+    rep = json.loads(json.dumps(run[0].as_dict()))  # a copy: the session's report stays as it is
+    paths = write_plots(rep, tmp_path / "scored")
+    assert [p.name for p in paths] == ["tokens.png", "prefill.png", "quality.png", "likelihood.png"]
     for p in paths:
         assert p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and p.stat().st_size > 5000
+    for stage in rep["stages"]:
+        stage.pop("answer_nll_delta", None)
+    rep["controls"] = []
+    unscored = write_plots(rep, tmp_path / "unscored")
+    assert [p.name for p in unscored] == ["tokens.png", "prefill.png", "quality.png"]  # no likelihood: no plot
+
+
+def test_likelihood_plot_shows_paired_changes_and_controls(run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import matplotlib.axes
+
+    rep = json.loads(json.dumps(run[0].as_dict()))
+    for i, stage in enumerate(rep["stages"][1:]):
+        stage["answer_nll_delta"] = {"mean": -0.1 * i, "low": -0.1 * i - 0.05, "high": -0.1 * i + 0.05, "n": 12}
+    rep["controls"] = [{"control": "evidence_removed", "answer_nll_delta": {"mean": 1.5, "low": 1.2, "high": 1.8, "n": 12}},
+                       {"control": "gold_only", "answer_nll_delta": {"mean": None, "low": None, "high": None, "n": 0}}]
+    bars: list[list[float]] = []
+    real_bar = matplotlib.axes.Axes.bar
+    monkeypatch.setattr(matplotlib.axes.Axes, "bar", lambda self, x, h, *a, **k: bars.append(list(h)) or real_bar(self, x, h, *a, **k))
+    paths = write_plots(rep, tmp_path)
+    assert [p.name for p in paths] == ["tokens.png", "prefill.png", "quality.png", "likelihood.png"]
+    # one bar per stage after the baseline, then each scored control (the unscored one is left out)
+    assert bars[-1] == [-0.1 * i for i in range(len(rep["stages"]) - 1)] + [1.5]
 
 
 def test_levers_pass_on_the_fake_backend(run) -> None:
