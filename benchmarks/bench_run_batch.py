@@ -11,12 +11,14 @@ Both arms run in the same process, interleaved: each round times the loop and th
 once, the order alternating between rounds, after one untimed warm-up of each. Reported
 per arm: median wall seconds and median CPU seconds (process time, all threads: less
 moved by other jobs on a shared machine than wall time) over the rounds, the ratio
-loop / batch of each, the model's ``encode`` calls per arm, and how many of the batch's
-outputs equal run()'s (chunks, texts and every drop with its reason and detail).
+loop / batch of each, the model's ``encode`` calls per arm, the tokens the model processed
+per arm (real, and with the padding of its length-sorted batches of 32: the work batching
+saves, independent of machine load), and how many of the batch's outputs equal run()'s
+(chunks, texts and every drop with its reason and detail).
 
 Run from the repository root::
 
-    flock /tmp/tokenslim-bench.lock python benchmarks/bench_run_batch.py [--requests 64] [--rounds 3]
+    flock /tmp/tokenslim-bench.lock python benchmarks/bench_run_batch.py [--requests 64] [--rounds 3] [--threads N]
 
 Writes results/run_batch.json.
 """
@@ -51,6 +53,19 @@ def _signature(r: tokenslim.Result) -> tuple[Any, ...]:
     )
 
 
+def _padded_tokens(model: Any, calls: list[list[str]]) -> tuple[int, int]:
+    """(tokens, padded tokens) the model processed over ``calls``: sentence-transformers sorts each
+    call's texts by length and pads each batch of 32 to its longest text (truncated at max_seq_length)."""
+    real = padded = 0
+    for texts in calls:
+        order = sorted(texts, key=lambda t: -len(t))
+        for b in range(0, len(order), 32):
+            lengths = [len(ids) for ids in model.tokenizer(order[b : b + 32], truncation=True, max_length=model.max_seq_length)["input_ids"]]
+            real += sum(lengths)
+            padded += max(lengths) * len(lengths)
+    return real, padded
+
+
 def _timed(fn: Callable[[], Any]) -> tuple[Any, float, float]:
     w0, c0 = time.perf_counter(), time.process_time()
     out = fn()
@@ -62,6 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--requests", type=int, default=64, help="HotpotQA questions in the batch (default 64)")
     parser.add_argument("--rounds", type=int, default=3, help="timed rounds of each arm (default 3)")
+    parser.add_argument("--threads", type=int, default=0, help="torch threads (default: torch's own choice)")
     args = parser.parse_args(argv)
 
     examples = datasets.hotpotqa(limit=args.requests)
@@ -69,14 +85,20 @@ def main(argv: list[str] | None = None) -> int:
     requests = [{"query": e.query, "chunks": e.chunks, "params": _settings(n)} for n, e in enumerate(examples)]
     singles = [tokenslim.default_pipeline().set_params(**EMBEDDING, **_settings(n)) for n in range(len(examples))]
 
+    if args.threads:
+        import torch
+
+        torch.set_num_threads(args.threads)
     model = load_embedding_model()
     encode = model.encode
     calls = {"loop": 0, "batch": 0}
+    texts_seen: dict[str, list[list[str]]] = {"loop": [], "batch": []}
     arm = ["loop"]
 
-    def counting(*a: Any, **k: Any) -> Any:
+    def counting(texts: Any, *a: Any, **k: Any) -> Any:
         calls[arm[0]] += 1
-        return encode(*a, **k)
+        texts_seen[arm[0]].append(texts)
+        return encode(texts, *a, **k)
 
     model.encode = counting
 
@@ -88,9 +110,11 @@ def main(argv: list[str] | None = None) -> int:
 
     arms = {"loop": loop, "batch": batch}
     outputs: dict[str, list[tokenslim.Result]] = {}
+    padded: dict[str, tuple[int, int]] = {}
     for name, fn in arms.items():  # warm-up, untimed; also the outputs compared
         arm[0] = name
         outputs[name] = fn()
+        padded[name] = _padded_tokens(model, texts_seen[name])
         calls[name] = 0
     times: dict[str, dict[str, list[float]]] = {a: {"wall": [], "cpu": []} for a in arms}
     for r in range(args.rounds):
@@ -106,12 +130,13 @@ def main(argv: list[str] | None = None) -> int:
     ratio = {k: med["loop"][k] / med["batch"][k] for k in ("wall", "cpu")}
     command = "flock /tmp/tokenslim-bench.lock python benchmarks/bench_run_batch.py" + (
         f" --requests {args.requests}" if args.requests != 64 else ""
-    ) + (f" --rounds {args.rounds}" if args.rounds != 3 else "")
+    ) + (f" --rounds {args.rounds}" if args.rounds != 3 else "") + (f" --threads {args.threads}" if args.threads else "")
     print(f"HotpotQA, {len(examples)} requests x 10 paragraphs, MiniLM relevance in TrimTopK and CompressDocuments, "
           f"{args.rounds} interleaved rounds")
-    print(f"{'arm':<28}{'wall s (median)':>16}{'CPU s (median)':>16}{'encode calls/round':>20}")
+    print(f"{'arm':<28}{'wall s (median)':>16}{'CPU s (median)':>16}{'encode calls/round':>20}{'model tokens (padded)':>24}")
     for name, label in (("loop", "loop of run()"), ("batch", "run_batch()")):
-        print(f"{label:<28}{med[name]['wall']:>16.2f}{med[name]['cpu']:>16.2f}{calls[name] / args.rounds:>20.0f}")
+        print(f"{label:<28}{med[name]['wall']:>16.2f}{med[name]['cpu']:>16.2f}{calls[name] / args.rounds:>20.0f}"
+              f"{f'{padded[name][0]} ({padded[name][1]})':>24}")
     print(f"loop / batch: wall {ratio['wall']:.2f}x, CPU {ratio['cpu']:.2f}x "
           f"(per round wall: {', '.join(f'{a / b:.2f}' for a, b in zip(times['loop']['wall'], times['batch']['wall']))})")
     print(f"outputs equal to run(): {same}/{len(examples)}")
@@ -121,6 +146,7 @@ def main(argv: list[str] | None = None) -> int:
         "command": command, "dataset": "hotpotqa_distractor", "requests": len(examples), "rounds": args.rounds,
         "pipeline_params": EMBEDDING, "seconds": times, "median": med, "ratio_loop_over_batch": ratio,
         "encode_calls_per_round": {a: calls[a] / args.rounds for a in calls}, "outputs_equal": same,
+        "model_tokens_real_padded": padded, "torch_threads": args.threads or None,
     }, indent=2) + "\n")
     print(f"wrote {OUT}")
     return 0 if same == len(examples) else 1

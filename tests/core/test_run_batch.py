@@ -82,3 +82,38 @@ def test_run_batch_embeds_once_per_step_and_equals_run_on_hotpotqa(monkeypatch) 
         _same(got, ref)
         assert got.chunks[0].metadata["relevance_source"] == "hybrid"
     assert any(d.reason == "low_relevance" for r in batch for d in r.drops)
+
+
+def test_run_batch_deadline_charges_each_request_its_own_time(monkeypatch) -> None:
+    """max_seconds in a batch counts the time spent on each request, not on the whole batch."""
+    import tokenslim._pipeline
+    from tokenslim.stages._base import BaseStage
+
+    class Clock:
+        now = 100.0
+
+        def perf_counter(self) -> float:
+            return self.now
+
+    clock = Clock()
+    monkeypatch.setattr(tokenslim._pipeline, "time", clock)
+
+    class Tick(BaseStage):
+        """Takes ``seconds`` on the fake clock and drops the last chunk."""
+
+        def __init__(self, *, seconds: float = 0.05) -> None:
+            self.seconds = seconds
+
+        def apply(self, result: tokenslim.Result) -> tokenslim.Result:
+            clock.now += self.seconds
+            result.drop(result.chunks[-1], reason="tick")
+            result.chunks = result.chunks[:-1]
+            return result
+
+    requests = [{"query": f"q{n}?", "chunks": ["a.", "b.", "c."]} for n in range(4)]
+    pipe = tokenslim.Pipeline([("first", Tick()), ("second", Tick())], max_seconds=0.08, on_error="skip")
+    # 4 x 0.05 s of first steps = 0.2 s of batch time, but each request has spent 0.05 s < 0.08 s
+    assert all(len(r.chunks) == 1 and r.report[1].error is None for r in pipe.run_batch(requests))
+    slow = tokenslim.Pipeline([("first", Tick(seconds=0.1)), ("second", Tick())], max_seconds=0.08, on_error="skip")
+    for r in slow.run_batch(requests):  # each request is past its own deadline after its first step
+        assert len(r.chunks) == 2 and r.report[1].error.startswith("DeadlineExceeded")
