@@ -16,7 +16,8 @@ Metrics (identical for every tool):
     "without" = share of must-not-contain snippets absent. Pooled over all snippets.
   * time: each tool gets the same raw page bytes (decompressed and read beforehand, not timed)
     and is timed from bytes to text (parsing + extraction, including HTML-to-text for
-    readability); ms/page p50 and mean over all 421 pages.
+    readability); ms/page p50 and mean over all 421 pages. Runs are interleaved: each page
+    goes through every tool (in an order rotating per page) before the next page.
 
 Run (from the repo root):
     flock /tmp/tokenslim-bench.lock python benchmarks/bench_html.py
@@ -35,6 +36,8 @@ import time
 import unicodedata
 from pathlib import Path
 from typing import Callable
+
+from _peers import readability_text, trafilatura_text
 
 from tokenslim.bench.datasets import data_dir
 
@@ -91,56 +94,47 @@ def tool_tokenslim() -> Callable[[bytes], str]:
     return extract_main_text
 
 
-def tool_trafilatura() -> Callable[[bytes], str]:
-    import trafilatura
-
-    return lambda html: trafilatura.extract(html) or ""
-
-
-def tool_readability() -> Callable[[bytes], str]:
-    import lxml.html
-    from readability import Document
-
-    def run(html: bytes) -> str:
-        summary = Document(html).summary(html_partial=True)
-        return " ".join(lxml.html.fromstring(summary).itertext()) if summary.strip() else ""
-
-    return run
-
-
 def tool_bs4() -> Callable[[bytes], str]:
     from bs4 import BeautifulSoup
 
     return lambda html: BeautifulSoup(html, "lxml").get_text(" ")
 
 
-TOOLS = {"tokenslim": tool_tokenslim, "trafilatura": tool_trafilatura, "readability-lxml": tool_readability,
+TOOLS = {"tokenslim": tool_tokenslim, "trafilatura": trafilatura_text, "readability-lxml": readability_text,
          "bs4-get_text": tool_bs4}
 
 
-def run_tool(fn: Callable[[bytes], str], articles, snippets) -> dict:
-    times: list[float] = []
+def run_tools(fns: dict[str, Callable[[bytes], str]], pages: list[bytes]) -> tuple[dict, dict]:
+    """Texts and times per tool, interleaved: each page goes through every tool before the next
+    page, the tool order rotating per page, so load from other processes on a shared machine
+    falls on all tools alike and the time ratios compare like with like."""
+    names = list(fns)
+    texts: dict[str, list[str]] = {n: [] for n in names}
+    times: dict[str, list[float]] = {n: [] for n in names}
+    for i, html in enumerate(pages):
+        k = i % len(names)
+        for name in names[k:] + names[:k]:
+            t = time.perf_counter()
+            try:
+                text = fns[name](html)
+            except Exception:  # noqa: BLE001 - a crashing tool scores 0 on that page
+                text = ""
+            times[name].append(time.perf_counter() - t)
+            texts[name].append(text)
+    return texts, times
+
+
+def score(texts: list[str], times: list[float], articles, snippets) -> dict:
+    """One tool's metrics from its texts (articles first, then snippet pages) and times."""
     ps, rs = [], []
     per_page = {}
-    for pid, html, gold in articles:
-        t = time.perf_counter()
-        try:
-            text = fn(html)
-        except Exception:  # noqa: BLE001 - a crashing tool scores 0 on that page
-            text = ""
-        times.append(time.perf_counter() - t)
+    for (pid, _html, gold), text in zip(articles, texts):
         p, r = page_pr(text, gold)
         ps.append(p)
         rs.append(r)
         per_page[pid] = [round(p, 4), round(r, 4)]
     found = total_with = absent = total_without = 0
-    for _key, html, with_, without in snippets:
-        t = time.perf_counter()
-        try:
-            text = fn(html)
-        except Exception:  # noqa: BLE001
-            text = ""
-        times.append(time.perf_counter() - t)
+    for (_key, _html, with_, without), text in zip(snippets, texts[len(articles):]):
         text = norm_ws(text)
         for s in with_:
             total_with += 1
@@ -168,11 +162,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default=str(ROOT / "results" / "html.json"))
     args = ap.parse_args(argv)
     articles, snippets = load_pages()
-    results = {}
-    for name in args.tools.split(","):
-        fn = TOOLS[name]()
+    fns = {name: TOOLS[name]() for name in args.tools.split(",")}
+    for fn in fns.values():
         fn(articles[0][1])  # warm-up (imports, regex compilation), not timed
-        results[name] = run_tool(fn, articles, snippets)
+    pages = [html for _, html, _ in articles] + [html for _, html, *_ in snippets]
+    texts, times = run_tools(fns, pages)
+    results = {name: score(texts[name], times[name], articles, snippets) for name in fns}
     command = "flock /tmp/tokenslim-bench.lock python benchmarks/bench_html.py" + (
         f" --tools {args.tools}" if args.tools != ",".join(TOOLS) else "")
     print(f"HTML main-text extraction: {len(articles)} article pages (shingle P/R/F1), "

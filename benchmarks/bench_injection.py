@@ -29,6 +29,8 @@ import sys
 from pathlib import Path
 from typing import Callable
 
+from _peers import readability_text, trafilatura_text
+
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "reliability" / "injection_corpus"
 _TAG_CHARS = re.compile("[\U000e0000-\U000e007f]")
@@ -87,29 +89,12 @@ def tool_pipeline_history() -> Callable[[bytes], str]:
     return run
 
 
-def tool_trafilatura() -> Callable[[bytes], str]:
-    import trafilatura
-
-    return lambda page: trafilatura.extract(page) or ""
-
-
-def tool_readability() -> Callable[[bytes], str]:
-    import lxml.html
-    from readability import Document
-
-    def run(page: bytes) -> str:
-        summary = Document(page).summary()
-        return lxml.html.fromstring(summary).text_content() if summary.strip() else ""
-
-    return run
-
-
 TOOLS = {
     "tokenslim": tool_tokenslim,
     "pipeline_chunk": tool_pipeline_chunk,
     "pipeline_history": tool_pipeline_history,
-    "trafilatura": tool_trafilatura,
-    "readability": tool_readability,
+    "trafilatura": trafilatura_text,
+    "readability": readability_text,
 }
 
 
