@@ -8,6 +8,7 @@ elements, non-content tags and comments are skipped here and counted per rule.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from tokenslim.html._hidden import hidden_rule
@@ -67,10 +68,26 @@ def hint_flags(hint: str) -> tuple[bool, bool]:
     return neg, pos
 
 
+@lru_cache(maxsize=16_384)
+def _hint_cached(hint: str) -> tuple[bool, bool]:
+    return hint_flags(hint)
+
+
+def _hint_weight(cls: str | None, ident: str | None) -> tuple[int, bool]:
+    """``(score weight, is boilerplate)`` of an element's class and id. Flags are per whitespace
+    token, so the class and the id (often unique) are looked up separately in a cache: sites
+    repeat the same few class strings."""
+    neg, pos = _hint_cached(cls) if cls else (False, False)
+    if ident:
+        id_neg, id_pos = _hint_cached(ident)
+        neg, pos = neg or id_neg, pos or id_pos
+    return (25 if pos else 0) - (25 if neg else 0), neg and not pos
+
+
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 
 
-@dataclass
+@dataclass(slots=True)
 class Block:
     """Inline text between block boundaries."""
 
@@ -134,7 +151,7 @@ class _Walker:
         self.rows: list[int] = [-1]
         self.link_depth = 0
         self.pre_depth = 0
-        self.hints: dict[str, tuple[int, bool]] = {}  # class/id string -> (weight, is boilerplate)
+        self.by_elem = styler.by_elem
 
     def flush(self) -> None:
         parts = self.parts
@@ -142,7 +159,7 @@ class _Walker:
             return
         raw = "".join(parts)
         link = self.buf_link
-        self.parts = []
+        parts.clear()  # in place: walk() holds this list
         self.buf_link = 0
         if self.pre_depth:
             text = raw.strip("\n")
@@ -163,85 +180,6 @@ class _Walker:
         m.link_len[e] += link
         m.commas[e] += text.count(",") + text.count("，") + text.count("、")
 
-    def enter(self, node: Any, tag: str, parent: int, state: State) -> tuple[int, State]:
-        """Look at an element: ``(-1, _)`` skip it, ``(-2, state)`` walk its children without a record,
-        else ``(its new index, its state)``."""
-        m = self.m
-        if tag in SKIP_TAGS:
-            _count(m.removed, tag if tag in ("script", "style", "noscript", "template") else "non_content_tag",
-                   _subtree_chars(node))
-            return -1, state
-        attrs = node.attributes
-        inherited = state.bg
-        weight = 0
-        neg = tag in NEG_TAGS
-        block = tag in BLOCK_TAGS
-        rule = hidden_rule(attrs) if attrs else None
-        if rule is None:
-            rule, state = self.styler.element(node, tag, attrs, state)
-        if rule is not None:
-            _count(m.removed, rule, _subtree_chars(node))
-            return -1, state
-        own_bg = state.bg
-        if attrs:
-            hint = f"{attrs.get('class') or ''} {attrs.get('id') or ''}"
-            if len(hint) > 1:
-                cached = self.hints.get(hint)
-                if cached is None:
-                    is_neg, is_pos = hint_flags(hint)
-                    cached = self.hints[hint] = ((25 if is_pos else 0) - (25 if is_neg else 0), is_neg and not is_pos)
-                weight = cached[0]
-                neg = neg or cached[1]
-            role = attrs.get("role")
-            if role and role.lower() in NEG_ROLES:
-                neg = True
-        if not block and not neg and own_bg == inherited and tag not in NEG_TAGS:
-            if tag == "br":
-                self.parts.append("\n" if self.pre_depth else " \n ")
-            return -2, state
-        if tag in ("body", "html", "article", "main"):
-            neg = False
-        idx = len(m.tag)
-        m.tag.append(tag)
-        m.parent.append(parent)
-        m.end.append(idx + 1)
-        m.weight.append(weight)
-        m.neg_anc.append(idx if neg else (m.neg_anc[parent] if parent >= 0 else -1))
-        m.text_len.append(0)
-        m.link_len.append(0)
-        m.commas.append(0)
-        m.has_block_child.append(False)
-        if block:
-            if parent >= 0:
-                m.has_block_child[parent] = True
-            self.flush()
-            self.blk.append(idx)
-            if tag == "tr":
-                self.rows.append(idx)
-            elif tag == "pre":
-                self.pre_depth += 1
-        return idx, state
-
-    def leave(self, idx: int) -> None:
-        m = self.m
-        tag = m.tag[idx]
-        if tag in BLOCK_TAGS:
-            self.flush()
-            self.blk.pop()
-            if tag == "tr":
-                self.rows.pop()
-            elif tag == "pre":
-                self.pre_depth -= 1
-        m.end[idx] = len(m.tag)
-        p = m.parent[idx]
-        if p >= 0:
-            m.text_len[p] += m.text_len[idx]
-            m.link_len[p] += m.link_len[idx]
-            m.commas[p] += m.commas[idx]
-
-
-_LEAVE_LINK = -1  # stack marker: the end of an <a> element
-
 
 def walk(root: Any, styler: Styler, state: State = ROOT_STATE) -> PageModel:
     """Walk the tree under ``root`` (a selectolax node) without recursion.
@@ -255,56 +193,131 @@ def walk(root: Any, styler: Styler, state: State = ROOT_STATE) -> PageModel:
         The :class:`PageModel` with blocks, element statistics and removal counts.
     """
     w = _Walker(styler)
-    removed = w.m.removed
-    # Stack items: (node, parent_index, inherited state) to enter; an int >= 0: the index of an
-    # element to leave; _LEAVE_LINK: the end of a link.
-    stack: list[Any] = [(root, -1, state)]
+    m = w.m
+    removed = m.removed
+    tags, parents, ends, weights, neg_anc = m.tag, m.parent, m.end, m.weight, m.neg_anc
+    text_len, link_len, commas, has_block_child = m.text_len, m.link_len, m.commas, m.has_block_child
+    blk, rows, parts, flush = w.blk, w.rows, w.parts, w.flush
+    by_elem = styler.by_elem
+    styled = styler.state
+    link_depth = 0
+    parent = -1
+    # Stack items: a node to enter (in the current context: parent index and inherited state), or
+    # a tuple (index to leave or < 0, the context to restore, whether a link ends) that closes an
+    # element whose children were pushed after it. One flat loop: this runs for every node of a page.
+    stack: list[Any] = [root]
     pop = stack.pop
     push = stack.append
-    enter = w.enter
-    leave = w.leave
     while stack:
-        item = pop()
-        if type(item) is int:
-            if item == _LEAVE_LINK:
-                w.link_depth -= 1
+        node = pop()
+        if type(node) is tuple:
+            idx, parent, state, link = node
+            if link:
+                link_depth -= 1
+            if idx < 0:
+                continue
+        else:
+            tag = node.tag
+            if tag == "-text":
+                text = node.text_content
+                if text:
+                    if state.text_rule is not None:
+                        if not text.isspace():
+                            _count(removed, state.text_rule, len(text))
+                        continue
+                    parts.append(text)
+                    if link_depth:
+                        w.buf_link += len(text.strip())
+                continue
+            if tag == "-comment":
+                _count(removed, "comment", len(node.html or ""))
+                continue
+            if not tag or tag[0] in "-!#_":  # None: processing instructions and other tag-less nodes
+                continue
+            # -- enter the element: skipped, hidden, walked through without a record, or recorded
+            if tag in SKIP_TAGS:
+                _count(removed, tag if tag in ("script", "style", "noscript", "template") else "non_content_tag",
+                       _subtree_chars(node))
+                continue
+            attrs = node.attributes
+            inner = state
+            rule = hidden_rule(attrs) if attrs and ("hidden" in attrs or "aria-hidden" in attrs) else None
+            if rule is None:
+                decls = by_elem.get(node.mem_id) if by_elem else None
+                if decls or (attrs and ("style" in attrs or "bgcolor" in attrs or tag == "font")):
+                    rule, inner = styled(decls, tag, attrs, state)
+            if rule is not None:
+                _count(removed, rule, _subtree_chars(node))
+                continue
+            weight = 0
+            neg = tag in NEG_TAGS
+            if attrs:
+                cls = attrs.get("class")
+                ident = attrs.get("id")
+                if cls or ident:
+                    weight, is_neg = _hint_weight(cls, ident)
+                    neg = neg or is_neg
+                role = attrs.get("role")
+                if role and role.lower() in NEG_ROLES:
+                    neg = True
+            block = tag in BLOCK_TAGS
+            if not block and not neg and inner.bg == state.bg:
+                idx = -2
+                if tag == "br":
+                    parts.append("\n" if w.pre_depth else " \n ")
             else:
-                leave(item)
-            continue
-        node, parent, state = item
-        tag = node.tag
-        if tag == "-text":
-            text = node.text_content
-            if text:
-                if state.text_rule is not None:
-                    if not text.isspace():
-                        _count(removed, state.text_rule, len(text))
-                    continue
-                w.parts.append(text)
-                if w.link_depth:
-                    w.buf_link += len(text.strip())
-            continue
-        if tag == "-comment":
-            _count(removed, "comment", len(node.html or ""))
-            continue
-        if not tag or tag[0] in "-!#_":  # None: processing instructions and other tag-less nodes
-            continue
-        idx, state = enter(node, tag, parent, state)
-        if idx == -1:
-            continue
-        if tag == "a":
-            w.link_depth += 1
-            push(_LEAVE_LINK)
-        if idx >= 0:
-            push(idx)
-            parent = idx
-        children = []
-        child = node.child
-        while child is not None:
-            children.append((child, parent, state))
-            child = child.next
-        if children:
-            children.reverse()
-            stack.extend(children)
+                if tag in ("body", "html", "article", "main"):
+                    neg = False
+                idx = len(tags)
+                tags.append(tag)
+                parents.append(parent)
+                ends.append(idx + 1)
+                weights.append(weight)
+                neg_anc.append(idx if neg else (neg_anc[parent] if parent >= 0 else -1))
+                text_len.append(0)
+                link_len.append(0)
+                commas.append(0)
+                has_block_child.append(False)
+                if block:
+                    if parent >= 0:
+                        has_block_child[parent] = True
+                    if parts:
+                        flush()
+                    blk.append(idx)
+                    if tag == "tr":
+                        rows.append(idx)
+                    elif tag == "pre":
+                        w.pre_depth += 1
+            child = node.last_child
+            if child is not None:
+                link = tag == "a"
+                push((idx, parent, state, link))
+                if link:
+                    link_depth += 1
+                if idx >= 0:
+                    parent = idx
+                state = inner
+                while child is not None:
+                    push(child)
+                    child = child.prev
+                continue
+            if idx < 0:
+                continue
+        # -- leave element idx (its children, if any, are done)
+        tag = tags[idx]
+        if tag in BLOCK_TAGS:
+            if parts:
+                flush()
+            blk.pop()
+            if tag == "tr":
+                rows.pop()
+            elif tag == "pre":
+                w.pre_depth -= 1
+        ends[idx] = len(tags)
+        p = parents[idx]
+        if p >= 0:
+            text_len[p] += text_len[idx]
+            link_len[p] += link_len[idx]
+            commas[p] += commas[idx]
     w.flush()
     return w.m

@@ -232,6 +232,8 @@ def prune(css: str, present: frozenset[str], matches: Callable[[str], bool | Non
                     cut.append((pre, m.end()))
                     if stack:
                         stack[-1][3] += 1
+                elif not nested and prelude[:1] != "@":
+                    cut.extend(_irrelevant_declarations(css, body, m.start()))
             start = m.end()
         elif ch == ";":
             start = m.end()
@@ -244,6 +246,51 @@ def prune(css: str, present: frozenset[str], matches: Callable[[str], bool | Non
         pos = b
     parts.append(css[pos:])
     return "".join(parts)
+
+
+_PLAIN_BLOCK = re.compile(r"[\"'\\{}]|/\*|url\(", re.I)  # quotes, comments, escapes, braces, url(): split by tinycss2 only
+_CSS_WS = " \t\n\r\f"
+
+
+def _irrelevant_declarations(css: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Spans of the declarations in ``css[start:end]`` (a kept rule's block) whose property is not
+    in :data:`RELEVANT` (custom properties stay), so tinycss2 never tokenizes them.
+
+    Only plain blocks are split (no quotes, comments, escapes, nested braces or ``url()``), at the
+    ``;`` outside parentheses and brackets, which is exactly where tinycss2 ends a declaration;
+    a declaration goes only when its name, ASCII-lowercased, is an ASCII word that is not
+    relevant, so anything unusual is left to tinycss2 (which drops irrelevant names the same way).
+    """
+    if _PLAIN_BLOCK.search(css, start, end):
+        return []
+    out: list[tuple[int, int]] = []
+    depth = 0
+    seg = start
+    pos = start
+    while True:
+        semi = css.find(";", pos, end)
+        stop = end if semi < 0 else semi
+        piece = css[pos:stop]
+        if "(" in piece or ")" in piece or "[" in piece or "]" in piece:
+            for ch in piece:
+                if ch in "([":
+                    depth += 1
+                elif ch in ")]":
+                    depth -= 1
+                    if depth < 0:
+                        return []
+        pos = stop + 1
+        if depth == 0 or semi < 0:
+            if depth != 0:
+                return []
+            colon = css.find(":", seg, stop)
+            if colon >= 0:
+                name = css[seg:colon].strip(_CSS_WS)
+                if name.isascii() and not name.startswith("--") and name.lower() not in RELEVANT:
+                    out.append((seg, min(pos, end)))
+            seg = pos
+        if semi < 0:
+            return out
 
 
 _LEADING_JUNK = re.compile(r"(?:\s|/\*.*?\*/)*", re.S)
@@ -683,6 +730,11 @@ def build_cascade(tree: Any, sheets: list[str], *, page: str) -> Cascade:
                 old = slot.get(name)
                 if old is None or key > old[0]:
                     slot[name] = (key, value)
+    # Elements that won the same declarations share one dict, so styles computed for one are reused.
+    shared: dict[tuple, dict] = {}
+    for elem, slot in by_elem.items():
+        sig = tuple([(name, id(kv[0]), id(kv[1])) for name, kv in slot.items()])
+        by_elem[elem] = shared.setdefault(sig, slot)
     return out
 
 

@@ -334,28 +334,40 @@ class Styler:
     def __init__(self, cascade: Cascade | None) -> None:
         self.by_elem = cascade.by_elem if cascade is not None else {}
         self.inline: dict[str, dict] = {}
+        self.hints: dict[tuple, dict] = {}
         self.memo: dict[tuple, tuple[str | None, State]] = {}
+        self.states: dict[tuple, State] = {}
         self.keep: list[State] = []
 
     def element(self, node: Any, tag: str, attrs: dict, parent: State) -> tuple[str | None, State]:
         """``(rule hiding the element's whole subtree or None, the element's state)``."""
-        decls = self.by_elem.get(node.mem_id) if self.by_elem else None
+        return self.state(self.by_elem.get(node.mem_id) if self.by_elem else None, tag, attrs, parent)
+
+    def state(self, decls: dict | None, tag: str, attrs: dict, parent: State) -> tuple[str | None, State]:
+        """:meth:`element` for an element whose stylesheet declarations (``by_elem`` entry) are known."""
         style = attrs.get("style") if attrs else None
-        hints = _hints(tag, attrs) if attrs and ("bgcolor" in attrs or tag == "font") else None
+        hints = None
+        hint_key = None
+        if attrs and ("bgcolor" in attrs or tag == "font"):
+            hint_key = (attrs.get("color") if tag == "font" else None, attrs.get("bgcolor"))
+            hints = self.hints.get(hint_key)
+            if hints is None:
+                hints = self.hints[hint_key] = _hints(tag, attrs)
         if not decls and not style and not hints:
             return None, parent
-        merged: dict[str, tuple[tuple, list]] = dict(hints) if hints else {}
-        for src in (decls, self._inline(style) if style else None):
-            if src:
-                for name, kv in src.items():
-                    old = merged.get(name)
-                    if old is None or kv[0] >= old[0]:
-                        merged[name] = kv
-        # Elements matched by the same rules under the same parent state compute the same result;
-        # declaration token lists live as long as the page, so their ids identify them.
-        key = (id(parent), *[(n, id(kv[1])) for n, kv in merged.items()])
+        # Elements with the same declarations (the cascade shares one dict between elements matched
+        # alike; parsed inline styles and hints are cached per page) under the same parent state
+        # compute the same result. Everything keyed by id() is kept alive by this Styler.
+        key = (id(parent), id(decls), style, hint_key)
         got = self.memo.get(key)
         if got is None:
+            merged: dict[str, tuple[tuple, list]] = dict(hints) if hints else {}
+            for src in (decls, self._inline(style) if style else None):
+                if src:
+                    for name, kv in src.items():
+                        old = merged.get(name)
+                        if old is None or kv[0] >= old[0]:
+                            merged[name] = kv
             got = self.memo[key] = self._compute(merged, parent)
             self.keep.append(parent)  # keeps id(parent) unique while the memo lives
         return got
@@ -364,6 +376,15 @@ class Styler:
         got = self.inline.get(style)
         if got is None:
             got = self.inline[style] = parse_inline(style)
+        return got
+
+    def _intern(self, state: State) -> State:
+        """One object per distinct state, so that equal parent states share memo entries."""
+        key = (state.font_px, state.color, state.visible, state.bg, state.bg_image, state.opacity,
+               id(state.custom), state.text_rule)
+        got = self.states.get(key)
+        if got is None:
+            got = self.states[key] = state
         return got
 
     def _compute(self, merged: dict[str, tuple[tuple, list]], parent: State) -> tuple[str | None, State]:
@@ -469,7 +490,7 @@ class Styler:
         else:
             text_rule = None
         state = State(font_px, color, visible, bg, bg_image, opacity, custom, text_rule)
-        return None, state if state != parent else parent
+        return None, parent if state == parent else self._intern(state)
 
     def _subtree_rule(self, value: Any, font_px: float) -> str | None:
         if _ident(value("display") or []) == "none":
