@@ -36,6 +36,8 @@ from typing import Any, Callable
 
 import tinycss2
 
+from tokenslim.html._flatten import drop_spans
+
 __all__ = ["Cascade", "build_cascade", "RELEVANT", "MAX_MATCH_VISITS", "MAX_MATCHES", "VIEWPORT"]
 
 MAX_MATCH_VISITS = 20_000_000
@@ -237,15 +239,7 @@ def prune(css: str, present: frozenset[str], matches: Callable[[str], bool | Non
             start = m.end()
         elif ch == ";":
             start = m.end()
-    if not cut:
-        return css
-    parts: list[str] = []
-    pos = 0
-    for a, b in cut:
-        parts.append(css[pos:a])
-        pos = b
-    parts.append(css[pos:])
-    return "".join(parts)
+    return drop_spans(css, cut)
 
 
 _PLAIN_BLOCK = re.compile(r"[\"'\\{}]|/\*|url\(", re.I)  # quotes, comments, escapes, braces, url(): split by tinycss2 only

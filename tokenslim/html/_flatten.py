@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["cap_depth", "MAX_DEPTH", "SCAN_ABOVE_TAGS"]
+__all__ = ["cap_depth", "drop_spans", "MAX_DEPTH", "SCAN_ABOVE_TAGS"]
 
 MAX_DEPTH = 512
 SCAN_ABOVE_TAGS = 10_000
@@ -46,12 +46,17 @@ def cap_depth(html: str) -> str:
             depth += 1
             if depth > MAX_DEPTH:
                 cut.append(m.span())
-    if not cut:
-        return html
+    return drop_spans(html, cut)
+
+
+def drop_spans(text: str, spans: list[tuple[int, int]]) -> str:
+    """``text`` without the given ``(start, end)`` spans (sorted, not overlapping); ``text`` itself when none."""
+    if not spans:
+        return text
     parts: list[str] = []
     pos = 0
-    for start, end in cut:
-        parts.append(html[pos:start])
+    for start, end in spans:
+        parts.append(text[pos:start])
         pos = end
-    parts.append(html[pos:])
+    parts.append(text[pos:])
     return "".join(parts)
