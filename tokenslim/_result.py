@@ -123,6 +123,7 @@ class Result:
         self.current_stage: str | None = None
         self.embeddings: EmbeddingSource = embeddings if embeddings is not None else Embeddings()
         self._counts: dict[str, int] = {}
+        self._titles: dict[tuple[Any, ...], str] = {}
         self.tokens_before = self.prompt_tokens()
 
     @classmethod
@@ -158,6 +159,24 @@ class Result:
             n = self.tokenizer.count(text)
             self._counts[text] = n
         return n
+
+    def title(self, chunk: Chunk, title_keys: Sequence[str] | None = None) -> str:
+        """The chunk's title (:func:`tokenslim._internal.titles.chunk_title`), memoised for this request.
+
+        TrimTopK and CompressDocuments both need every chunk's title; the memo is keyed by the
+        chunk's text and the values it reads (``title_keys`` and a nested ``meta``), so a stage
+        that changes either gets a fresh answer.
+        """
+        from tokenslim._internal.titles import TITLE_KEYS, chunk_title
+
+        keys = tuple(TITLE_KEYS if title_keys is None else title_keys)
+        meta = chunk.metadata
+        nested = meta.get("meta")
+        key = (chunk.text, keys, tuple(repr(meta.get(k)) for k in keys), repr(nested) if nested is not None else None)
+        found = self._titles.get(key)
+        if found is None:
+            found = self._titles[key] = chunk_title(chunk.text, meta, keys)
+        return found
 
     def prompt_pieces(self) -> list[str]:
         """The prompt as the pieces that :meth:`to_prompt` joins with newlines."""

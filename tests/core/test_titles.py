@@ -119,3 +119,39 @@ def test_a_subject_read_from_the_text_carries_the_second_hop() -> None:
     with_subjects = chunk_relevance(q, texts, subjects).scores
     assert without[1] < min(without[2], without[3])  # on words alone the bridge paragraph loses to both distractors
     assert with_subjects[1] > with_subjects[3] and with_subjects[1] > without[1] + 0.5
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'Strasbourg ( , ] ; Alsatian: "Strossburi"; German: "Straßburg" ] ) is the capital of Grand Est.',
+        'The 122nd Hydroplane Liaison Squadron ("Serbo-Croatian: "122. eskadrila") was a unit.',
+        "Crime and Punishment (Russian: Prestupleniye i nakazaniye) is a novel by Dostoyevsky.",
+    ],
+)
+def test_a_gloss_with_an_open_bracket_or_quote_is_not_a_name_prefix(text: str) -> None:
+    """``Name: text`` needs a whole name: "Strasbourg (Alsatian:" opens a gloss, it is not a label."""
+    assert text_title(text) == ""
+
+
+def test_a_shortened_name_in_the_top_chunk_links_to_the_full_name_a_chunk_opens_with() -> None:
+    """No titles: the top chunk says "Bill Quenchwater", the other chunk opens with the full name;
+    the head ("Quenchwater", a proper noun: never written in lower case) carries the second hop."""
+    from tokenslim._internal.relevance import chunk_relevance
+
+    q = "Which office did the governor who hired Robert Zorblat hold before?"
+    texts = [
+        "Robert Zorblat was governor Bill Quenchwater's intelligence officer from 1997 to 1998.",
+        "William Jefferson Quenchwater (born 1946) served as mayor of Riverton before the governorship.",
+        "The intelligence officer of a governor prepares estimates.",
+        "A mayor holds office for four years in most towns.",
+    ]
+    common = lowercase_words(texts)
+    subjects = [lead_subject(t, common=common) for t in texts]
+    assert subjects[1] == "William Jefferson Quenchwater"
+    plain = chunk_relevance(q, texts, subjects).scores
+    linked = chunk_relevance(q, texts, subjects, common=common, subjects=[True] * 4).scores
+    assert plain[1] < 0.5 < linked[1]
+    assert linked[1] > max(linked[2], linked[3])
+    # a real title ("Bill Quenchwater" as metadata) is the name texts use: no head match needed or made
+    assert chunk_relevance(q, texts, subjects, common=common, subjects=[False] * 4).scores == plain

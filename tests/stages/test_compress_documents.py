@@ -40,7 +40,10 @@ def _check_verbatim(r: Result, originals: dict[str, str]) -> None:
             assert at >= pos, "kept sentence missing or out of order"
             pos = at + len(piece)
         dropped = [d.item for d in r.drops if d.kind == "sentence" and d.chunk_id == c.id]
-        assert len(dropped) + len(spans) == len(split_spans(orig))
+        units = split_spans(orig)
+        # a title label ("Name: text") is a unit of its own, split off the first sentence
+        label = any(d.reason == "redundant_title" and d.chunk_id == c.id for d in r.drops) or spans[0][1] < units[0][1] and spans[0][0] == 0
+        assert len(dropped) + len(spans) == len(units) + int(label)
         assert all(s in orig for s in dropped)
         assert any(d.kind == "text" and d.chunk_id == c.id and d.item.text == orig for d in r.drops)
     gone = {cid for cid in originals if cid not in {c.id for c in r.chunks}}
@@ -202,3 +205,78 @@ def test_a_relevant_turn_late_in_a_long_transcript_chunk_is_kept() -> None:
     r = Pipeline([CompressDocuments(ratio=0.1, min_tokens=0)]).run("What budget was agreed for the camera project?", [chunk])
     kept = r.chunks[0].text
     assert "forty thousand" in kept and len(kept) < len(chunk) / 4
+
+
+def test_a_title_the_text_opens_with_is_compressed_like_a_metadata_title() -> None:
+    """``f"{t}: {paragraph}"`` is a label, not text: the budget's base leaves it out, so the output is
+    no larger than with ``metadata={"title": t}``, and the label goes (recorded) where the kept text names it."""
+    from tokenslim._internal.relevance import names_title
+    from tokenslim._internal.titles import chunk_title, title_end
+
+    stage = CompressDocuments()
+    sizes = {"metadata": 0, "text": 0}
+    redundant = 0
+    for ex in HOTPOT:
+        sizes["metadata"] += _run(stage, ex.query, ex.chunks).tokens_after
+        r = _run(stage, ex.query, datasets.as_format([ex], "title_in_text")[0].chunks)
+        sizes["text"] += r.tokens_after
+        titles = {c.id: c.metadata["title"] for c in ex.chunks}
+        dropped = {d.chunk_id for d in r.dropped(reason="redundant_title")}
+        redundant += len(dropped)
+        shaped = {c.id: c.text for c in datasets.as_format([ex], "title_in_text")[0].chunks}
+        for c in r.chunks:
+            label = f"{titles[c.id]}: "
+            if not title_end(shaped[c.id], chunk_title(shaped[c.id], {})):
+                continue  # "Get Christie Love!: ..." is not read as a label (no "!" in a Name: prefix)
+            if c.text.startswith(label):  # kept label: the text does not restate the title, or the kept text does not
+                body = next(x.text for x in ex.chunks if x.id == c.id)
+                restates = names_title(body[slice(*split_spans(body)[0])], titles[c.id])
+                assert c.id not in dropped and not (restates and names_title(c.text[len(label) :], titles[c.id]))
+            elif c.id in dropped:  # label gone as redundant: the kept text names the title
+                assert names_title(c.text, titles[c.id])
+            else:  # a label the text does not restate went with its first sentence
+                assert any(d.chunk_id == c.id and d.kind == "sentence" and str(d.item).startswith(label) for d in r.drops)
+    assert redundant > 0
+    assert sizes["text"] <= 1.01 * sizes["metadata"]
+
+
+def test_a_label_the_kept_text_does_not_name_is_kept_and_paid_for() -> None:
+    """A label the text restates is split off its first sentence; it still comes with the kept sentence
+    when that sentence never names the title (it tells the reader whose sentence this is)."""
+    chunks = [
+        Chunk("Zorblat Quenchwater: Zorblat Quenchwater (1920 - 2001) wrote many plays, novels, radio dramas, songs and poems over forty years. The river festival he founded began in 1990. "
+              "Cats sleep a lot in the afternoon. Dogs bark at night in the yard. Birds sing at dawn in spring.", id="a"),
+        Chunk("Rivers: Rivers flow to the sea. Silt settles at their mouths. Deltas grow slowly.", id="b"),
+    ]
+    r = _run(CompressDocuments(ratio=0.3, min_tokens=0), "When did the festival begin?", chunks)
+    kept = {c.id: c.text for c in r.chunks}
+    assert kept["a"] == "Zorblat Quenchwater: The river festival he founded began in 1990."
+    assert not r.dropped(reason="redundant_title") or all(d.chunk_id == "b" for d in r.dropped(reason="redundant_title"))
+
+
+def test_when_questions_want_centuries_too() -> None:
+    want = _answer_pattern("When was the palace founded?")
+    assert want is not None and want.search("The founding of the palace dates back to the late 12th Century.")
+
+
+def test_each_chunk_s_title_is_found_once_per_request(monkeypatch: pytest.MonkeyPatch) -> None:
+    """TrimTopK and CompressDocuments share the request's titles (Result.title) instead of each finding them."""
+    from tokenslim._internal import titles as T
+    from tokenslim.stages import TrimTopK
+
+    calls: list[str] = []
+    real = T.chunk_title
+
+    def counting(text, metadata, title_keys=None):  # type: ignore[no-untyped-def]
+        calls.append(text)
+        return real(text, metadata, title_keys)
+
+    monkeypatch.setattr(T, "chunk_title", counting)
+    import tokenslim.stages.compress_documents as CD
+    import tokenslim.stages.trim_top_k as TK
+
+    monkeypatch.setattr(CD, "chunk_title", counting)
+    monkeypatch.setattr(TK, "chunk_title", counting)
+    ex = datasets.as_format(HOTPOT[:1], "title_in_text")[0]
+    Pipeline([TrimTopK(), CompressDocuments()]).run(ex.query, ex.chunks)
+    assert sorted(calls) == sorted(c.text for c in ex.chunks)

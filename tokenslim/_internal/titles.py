@@ -91,9 +91,19 @@ def text_title(text: str) -> str:
     if newline and rest.strip() and _name_like(head) and not _END.search(head) and ":" not in head:
         return head.strip()
     m = _PREFIX.match(head)
-    if m and _name_like(m.group(1)) and len(_LINE_LABEL.findall(text)) < 2:
+    if m and _name_like(m.group(1)) and _balanced(m.group(1)) and len(_LINE_LABEL.findall(text)) < 2:
         return m.group(1)
     return ""
+
+
+def _balanced(name: str) -> bool:
+    """Brackets and double quotes closed: ``"Strasbourg (Alsatian: ..."`` opens a gloss, not a ``Name: text`` label."""
+    return (
+        name.count("(") == name.count(")")
+        and name.count("[") == name.count("]")
+        and name.count('"') % 2 == 0
+        and name.count("“") == name.count("”")
+    )
 
 
 def chunk_title(text: str, metadata: Mapping[str, Any], title_keys: Sequence[str] | None = None) -> str:

@@ -8,7 +8,7 @@ from typing import Callable, Sequence
 
 from tokenslim._chunk import Chunk
 from tokenslim._internal.embeddings import EmbeddingSource
-from tokenslim._internal.relevance import Relevance, bridge_scores, chunk_relevance, relevance_scores, terms
+from tokenslim._internal.relevance import Relevance, bridge_scores, chunk_relevance, names_title, relevance_scores, terms
 from tokenslim._internal.sentences import join_spans, split_spans
 from tokenslim._internal.titles import TITLE_KEYS, chunk_title, lead_subject, lowercase_words, title_end
 from tokenslim._result import Result
@@ -33,12 +33,18 @@ class Plan:
             "keep the chunk untouched" (chunks of at most ``min_chunk_tokens``).
         chunk_scores: Per chunk, its relevance in [0, 1] after the multi-hop link step.
         budget: The token budget the plan filled.
+        labels: Per chunk, the ``(start, end)`` of the title it opens with (``"Title: ..."``,
+            ``"# ..."``, ``f"{title}: {text}"``; not part of ``spans``), or ``None``.
+        keep_labels: Per chunk, whether that title is kept: only when the chunk keeps a
+            sentence and its kept sentences do not already name the title.
     """
 
     spans: list[list[tuple[int, int]]]
     keep: list[list[int] | None]
     chunk_scores: list[float]
     budget: float
+    labels: list[tuple[int, int] | None]
+    keep_labels: list[bool]
 
 
 def plan_compression(
@@ -61,6 +67,7 @@ def plan_compression(
     relevance: Relevance,
     title_keys: Sequence[str] | None = None,
     embeddings: EmbeddingSource | None = None,
+    titles: Sequence[str] | None = None,
 ) -> Plan:
     """Decide which sentences to keep (pure: reads its arguments, changes nothing).
 
@@ -79,37 +86,53 @@ def plan_compression(
     opens with a pronoun brings the sentence before it when that fits (``anaphora``).
     ``embeddings``: the request's embedding cache (``result.embeddings``).
     """
-    spans = [split_spans(c.text) for c in chunks]
-    sizes = [count(c.text) for c in chunks]
-    budget = max(float(sum(sizes)) * ratio, float(min(min_tokens, sum(sizes))))
+    chunk_titles = list(titles) if titles is not None else [chunk_title(c.text, c.metadata, title_keys) for c in chunks]
+    # a title the text opens with ("Title: ...", "# ...", f"{title}: {text}") is scored as the title, not as text
+    cut = [title_end(c.text, t) for c, t in zip(chunks, chunk_titles)]
+    # A label that the text restates right after it ("Arena of Khazan: Arena of Khazan is a 1979 ...") is
+    # split off its first sentence: it goes where the kept sentences name the title. Any other label stays
+    # part of the first sentence ("Mathematically Alive: A Story of Fandom is ..." may be half a title),
+    # and so does one heading on every chunk ("[Excerpt from document]"), which labels none of them.
+    shared = len(chunks) > 1 and len(set(chunk_titles)) == 1
+    spans: list[list[tuple[int, int]]] = []
+    labels: list[tuple[int, int] | None] = []
+    for c, k, t in zip(chunks, cut, chunk_titles):
+        whole_spans = split_spans(c.text)
+        body = _body_spans(whole_spans, c.text, k) if k and not shared else []
+        if body and names_title(c.text[body[0][0] : body[0][1]], t):
+            spans.append(body)
+            labels.append((0, len(c.text[:k].rstrip())))
+        else:
+            spans.append(whole_spans)
+            labels.append(None)
+    keep_labels = [False] * len(chunks)
+    sizes = [count(c.text[k:] if lab else c.text) for c, k, lab in zip(chunks, cut, labels)]
+    budget = max(float(sum(sizes)) * ratio, float(min(min_tokens, sum(count(c.text) for c in chunks) if any(labels) else sum(sizes))))
     if max_tokens is not None:
         budget = min(budget, float(max_tokens))
     # no title anywhere: the subject the text opens with links chunks instead (the second hop)
-    chunk_titles = [chunk_title(c.text, c.metadata, title_keys) for c in chunks]
-    if not all(chunk_titles):
-        common = lowercase_words([c.text for c in chunks])
+    subjects = [not t for t in chunk_titles]
+    common = lowercase_words([c.text for c in chunks]) if any(subjects) else set()
+    if any(subjects):
         chunk_titles = [t or lead_subject(c.text, common=common) for t, c in zip(chunk_titles, chunks)]
-    # a title the text opens with ("Title: ...", "# ...", f"{title}: {text}") is scored as the title, not as text
-    cut = [title_end(c.text, t) for c, t in zip(chunks, chunk_titles)]
-    chunk_rel, direct_rel = chunk_relevance(query, [c.text[k:] for c, k in zip(chunks, cut)], chunk_titles, title_weight, hop_weight)
+    chunk_rel, direct_rel = chunk_relevance(query, [c.text[k:] for c, k in zip(chunks, cut)], chunk_titles, title_weight, hop_weight, common=common, subjects=subjects)
     keep: list[list[int] | None] = [None] * len(chunks)
     units: list[tuple[int, int]] = []
     used = 0.0
     for i, sp in enumerate(spans):
         if sizes[i] <= min_chunk_tokens:
-            used += sizes[i]  # kept whole, paid from the budget first
+            used += count(chunks[i].text) if labels[i] else sizes[i]  # kept whole, paid from the budget first
             continue
         keep[i] = []
         units.extend((i, j) for j in range(len(sp)))
     if not units:
-        return Plan(spans, keep, chunk_rel, budget)
+        return Plan(spans, keep, chunk_rel, budget, labels, keep_labels)
     texts = [chunks[i].text[spans[i][j][0] : spans[i][j][1]] for i, j in units]
     scored = [chunks[i].text[max(spans[i][j][0], cut[i]) : spans[i][j][1]] for i, j in units]
     # one capped term list per chunk, shared by its sentences: a 4,000-word title must not be
     # copied into each of 4,000 sentences (16M terms); real titles are far under the cap
     title_terms = {i: terms(chunk_titles[i])[:MAX_TITLE_TERMS] for i in {i for i, _ in units}}
-    titles = [title_terms[i] for i, _ in units]
-    sent_rel = relevance_scores(query, scored, relevance, extra_terms=titles, embeddings=embeddings)
+    sent_rel = relevance_scores(query, scored, relevance, extra_terms=[title_terms[i] for i, _ in units], embeddings=embeddings)
     want = _answer_pattern(query)
     bridge = (
         bridge_scores(query, scored, [i for i, _ in units], chunk_titles, chunk_rel, direct_rel)
@@ -128,12 +151,18 @@ def plan_compression(
     cost = [count(t) for t in texts]
     index = {u: k for k, u in enumerate(units)}
     chosen: set[int] = set()
+    opened: set[int] = set()  # chunks with a kept sentence
     for k in sorted(range(len(units)), key=lambda k: (-score[k], k)):
-        if k in chosen or used + cost[k] > budget:
+        i, j = units[k]
+        # a chunk's title label comes with its first kept sentence unless that sentence names it
+        label = labels[i] is not None and i not in opened and not names_title(texts[k], chunk_titles[i])
+        extra = count(chunks[i].text[: labels[i][1]]) if label else 0  # type: ignore[index]
+        if k in chosen or used + cost[k] + extra > budget:
             continue
         chosen.add(k)
-        used += cost[k]
-        i, j = units[k]
+        opened.add(i)
+        used += cost[k] + extra
+        keep_labels[i] = keep_labels[i] or label
         prev = index.get((i, j - 1))
         if anaphora and prev is not None and prev not in chosen and _ANAPHOR.match(texts[k]) and used + cost[prev] <= budget:
             chosen.add(prev)
@@ -141,11 +170,31 @@ def plan_compression(
     if not chosen and max_tokens is None and used == 0:
         # every sentence is longer than the soft (ratio) budget: keep the best one rather than
         # nothing; an explicit max_tokens (or a Budget stage) is the hard cap
-        chosen.add(min(range(len(units)), key=lambda k: (-score[k], k)))
+        best = min(range(len(units)), key=lambda k: (-score[k], k))
+        chosen.add(best)
+        i = units[best][0]
+        keep_labels[i] = labels[i] is not None and not names_title(texts[best], chunk_titles[i])
     for k in sorted(chosen):
         i, j = units[k]
         keep[i].append(j)  # type: ignore[union-attr]
-    return Plan(spans, keep, chunk_rel, budget)
+        if keep_labels[i] and names_title(texts[k], chunk_titles[i]):
+            keep_labels[i] = False  # a sentence chosen later names the title after all
+    return Plan(spans, keep, chunk_rel, budget, labels, keep_labels)
+
+
+def _body_spans(spans: list[tuple[int, int]], text: str, cut: int) -> list[tuple[int, int]]:
+    """``spans`` without the title prefix ``text[:cut]`` (a span inside it goes, one across it starts after it)."""
+    if not cut:
+        return spans
+    out = []
+    for a, b in spans:
+        if b <= cut:
+            continue
+        a = max(a, cut)
+        while a < b and text[a].isspace():
+            a += 1
+        out.append((a, b))
+    return out
 
 
 _POSITION_CAP = 5
@@ -190,7 +239,7 @@ _HOW_MANY = re.compile(
     r"\bhow (?:many|much|long|old|tall|far|big|large|high|deep|wide)\b|\bwhat (?:number|percentage|amount|population)\b",
     re.I,
 )
-_YEAR_OR_DATE = re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})s?\b")
+_YEAR_OR_DATE = re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})s?\b|\b[0-9]{1,2}(?:st|nd|rd|th)[ -](?:century|millennium)\b", re.I)
 _NUMBER = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|hundred|thousand|million|billion)\b", re.I)
 
 
@@ -247,6 +296,10 @@ class CompressDocuments(BaseStage):
             HotpotQA it moved answer retention at ~4x from 95.3% to 96.8%;
             ``benchmarks/bench_compression.py``). 0 turns it off.
         anaphora: A kept sentence opening with a pronoun brings the sentence before it. Default True.
+            A title the chunk's text opens with (``"Title: ..."``, ``"# ..."``, ``f"{title}: {text}"``)
+            is a label, not a sentence: it is scored as the title, left out of the ``ratio``'s base,
+            and kept (and paid for) with the chunk's first kept sentence only when the kept
+            sentences do not name it; otherwise it is dropped with reason ``"redundant_title"``.
         relevance: Sentence relevance: ``"bm25"`` (default, fast), ``"embedding"``
             (all-MiniLM-L6-v2 on CPU; tens of ms per prompt) or ``"hybrid"``.
         title_keys: Metadata keys holding a chunk's title, in order (default
@@ -337,10 +390,13 @@ class CompressDocuments(BaseStage):
             relevance=self.relevance,
             title_keys=self.title_keys,
             embeddings=result.embeddings,
+            titles=[result.title(c, self.title_keys) for c in chunks],
         )
         out: list[Chunk] = []
-        for chunk, spans, keep, rel in zip(chunks, plan.spans, plan.keep, plan.chunk_scores):
-            if keep is None or len(keep) == len(spans):
+        for chunk, spans, keep, rel, label, keep_label in zip(
+            chunks, plan.spans, plan.keep, plan.chunk_scores, plan.labels, plan.keep_labels
+        ):
+            if keep is None or (len(keep) == len(spans) and (label is None or keep_label)):
                 out.append(chunk)
                 continue
             if not keep:
@@ -356,7 +412,12 @@ class CompressDocuments(BaseStage):
                     result.drop(
                         chunk.text[a:b], kind="sentence", reason="low_relevance", chunk_id=chunk.id, detail=f"sentence {j + 1}/{len(spans)}"
                     )
-            kept_spans = [spans[j] for j in keep]
+            if label is not None and not keep_label:
+                result.drop(
+                    chunk.text[label[0] : label[1]], kind="sentence", reason="redundant_title", chunk_id=chunk.id,
+                    detail="the kept sentences name the title the chunk opens with",
+                )
+            kept_spans = ([label] if keep_label and label else []) + [spans[j] for j in keep]
             out.append(
                 result.shorten(
                     chunk,

@@ -80,6 +80,7 @@ def select_top_k(
     relevance: Relevance,
     title_keys: Sequence[str] | None = None,
     embeddings: EmbeddingSource | None = None,
+    titles: Sequence[str] | None = None,
 ) -> Selection:
     """Decide which chunks to keep (pure: touches nothing but its arguments).
 
@@ -89,15 +90,17 @@ def select_top_k(
     the first relative drop larger than ``cliff``), token budget
     (``over_token_budget``: a chunk that does not fit is skipped, smaller ones
     further down may still fit). The first ``min_keep`` ranked chunks survive the
-    floor and the cliff. ``embeddings``: the request's embedding cache (``result.embeddings``).
+    floor and the cliff. ``embeddings``: the request's embedding cache (``result.embeddings``). ``titles``: each chunk's title when the caller has them
+    (:meth:`Result.title`), else found here with ``title_keys``.
     """
     n = len(chunks)
     if all(c.score is not None for c in chunks):
         scores = [float(c.score) for c in chunks]  # type: ignore[arg-type]
         source = "retriever"
     else:
-        titles = [terms(chunk_title(c.text, c.metadata, title_keys)) for c in chunks]
-        scores = relevance_scores(query, [c.text for c in chunks], relevance, extra_terms=titles, embeddings=embeddings)
+        if titles is None:
+            titles = [chunk_title(c.text, c.metadata, title_keys) for c in chunks]
+        scores = relevance_scores(query, [c.text for c in chunks], relevance, extra_terms=[terms(t) for t in titles], embeddings=embeddings)
         source = relevance
     by_score = sorted(range(n), key=lambda i: (-scores[i], i))
     rank = by_score
@@ -218,6 +221,7 @@ class TrimTopK(BaseStage):
             relevance=self.relevance,
             title_keys=self.title_keys,
             embeddings=result.embeddings,
+            titles=[result.title(c, self.title_keys) for c in chunks] if any(c.score is None for c in chunks) else None,
         )
         position = {i: p + 1 for p, i in enumerate(sel.rank)}
         out: list[Chunk] = []
