@@ -42,6 +42,12 @@ CASES = [
     ("specificity_show", ".x{display:none} #i{display:block}", f'<p id="i" class="x">{SHOWN}</p>'),
     ("nesting", ".w{ & .x{display:none} }", f'<div class="w"><p class="x">{EVIL}</p></div>'),
     ("escaped_selector", ".\\65 vil{display:none}", f'<p class="evil">{EVIL}</p>'),
+    # HTML splits a class list on ASCII whitespace only: "a\u00a0b" is ONE class, which ".a\a0 b" matches.
+    ("class_with_nbsp", ".a\\a0 b{display:none}", f'<p class="a&nbsp;b">{EVIL}</p>'),
+    ("class_with_em_space", ".a\\2003 b{display:none}", f'<p class="a\u2003b">{EVIL}</p>'),
+    ("descendant_over_lines", "article\n  div\tspan{display:none}", f"<div><span>{EVIL}</span></div>"),
+    ("non_ascii_class", ".\\e9 t\\e9, .日本{display:none}", f'<p class="日本">{EVIL}</p>'),
+    ("class_nbsp_not_two_classes", ".a.b{display:none}", f'<p class="a&nbsp;b">{SHOWN}</p>'),
     ("inline_escape", "", f'<p style="display:n\\6f ne">{EVIL}</p>'),
     ("var_from_root", ":root{--h:none}", f'<p style="display:var(--h)">{EVIL}</p>'),
     ("var_fallback", "", f'<p style="display:var(--unset, none)">{EVIL}</p>'),

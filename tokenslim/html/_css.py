@@ -511,11 +511,21 @@ def _selector_texts(prelude: list, parent: str | None) -> list[tuple[str, tuple[
         spec = specificity(toks)
         if spec is None:
             continue
-        text = tinycss2.serialize(part).strip()
+        text = _NON_ASCII.sub(_escape_char, tinycss2.serialize(part).strip())
         if parent is not None:
             text = text.replace("&", f":is({parent})") if "&" in text else f":is({parent}) {text}"
         out.append((text, spec))
     return out
+
+
+_NON_ASCII = re.compile(r"[^\x20-\x7e\t\n\f\r]")  # ASCII whitespace stays: a combinator
+
+
+def _escape_char(m: re.Match[str]) -> str:
+    """A CSS escape for one character: tinycss2 decodes ``\\a0`` into a raw no-break space, which
+    lexbor's selector parser refuses (a refused selector matches nothing: its hidden text would
+    leak), while the escape is read back as the same character, in identifiers and strings alike."""
+    return f"\\{ord(m.group()):x} "
 
 
 class _Collector:
@@ -751,6 +761,9 @@ def _sibling_cost(tree: Any, n_elements: int) -> int:
     return cost
 
 
+_ASCII_WS = re.compile(r"[\t\n\f\r ]+")
+
+
 def _present_names(tree: Any) -> frozenset[str]:
     """Lower-cased class names and ids of the page's elements."""
     names: set[str] = set()
@@ -758,7 +771,7 @@ def _present_names(tree: Any) -> frozenset[str]:
         attrs = node.attributes
         cls = attrs.get("class")
         if cls:
-            names.update(cls.lower().split())
+            names.update(_ASCII_WS.split(cls.lower()))  # HTML splits class lists on ASCII whitespace only
         ident = attrs.get("id")
         if ident:
             names.add(ident.lower())
