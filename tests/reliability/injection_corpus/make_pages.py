@@ -178,6 +178,12 @@ T = [
      "<!-- \\u003cp\\u003e{i}\\u003c/p\\u003e -->", None, {}),
     ("list_item_span", "display:none span inside a list item", "", "",
      '<ul><li>Related facts:<span style="display:none">{i}</span></li></ul>', None, {}),
+    ("class_nbsp", "stylesheet rule on a class holding a no-break space (HTML splits classes on ASCII whitespace "
+     "only; control: .para.k does not match the one class 'para<nbsp>k')",
+     ".promo\\a0 box{display:none} .para.k{display:none}", "", '<p class="promo&nbsp;box">{i}</p>',
+     '<p class="para&nbsp;k">{p}</p>', {}),
+    ("class_non_ascii_escaped", "stylesheet rule on a non-ASCII class written with CSS escapes (.r\\e9 sum\\e9)",
+     ".r\\e9 sum\\e9{visibility:hidden}", "", '<div class="résumé">{i}</div>', None, {}),
 ]
 
 LAYOUTS = [
