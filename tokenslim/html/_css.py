@@ -65,6 +65,9 @@ _STYLING_AT_RULES = ("@media", "@supports", "@layer", "@container", "@scope", "@
                      "@starting-style")
 _PRUNE_ABOVE_CHARS = 256
 _SCAN = re.compile(r"/\*.*?(?:\*/|\Z)|\"(?:[^\"\\\n]|\\.)*[\"\n]?|'(?:[^'\\\n]|\\.)*['\n]?|\\.|[{};]", re.S)
+_SKIP = r"/\*.*?(?:\*/|\Z)|\"(?:[^\"\\\n]|\\.)*[\"\n]?|'(?:[^'\\\n]|\\.)*['\n]?|\\."
+_BRACES = re.compile(_SKIP + r"|[{}]", re.S)  # _SCAN without ';': the same tokens, the scan stops at braces only
+_NOT_PLAIN = re.compile(r"[\"'\\]|/\*")  # a span holding one of these is rescanned with _SCAN
 _NAMES = re.compile(
     r"[.#]((?:-?[_a-zA-Z\u00a0-\U0010ffff]|\\[0-9a-fA-F]{1,6}\s?|\\[^\n\r\f0-9a-fA-F])"
     r"(?:[\w\-\u00a0-\U0010ffff]|\\[0-9a-fA-F]{1,6}\s?|\\[^\n\r\f0-9a-fA-F])*)"
@@ -202,12 +205,12 @@ def prune(css: str, present: frozenset[str], matches: Callable[[str], bool | Non
     cut: list[tuple[int, int]] = []
     stack: list[list[int]] = []  # [prelude start, block open, nested blocks, nested blocks cut]
     start = 0
-    for m in _SCAN.finditer(css):
+    for m in _BRACES.finditer(css):
         ch = m.group()
         if ch == "{":
             if stack:
                 stack[-1][2] += 1
-            stack.append([start, m.end(), 0, 0])
+            stack.append([_after_last_semicolon(css, start, m.start()), m.end(), 0, 0])
             start = m.end()
         elif ch == "}":
             if stack:
@@ -237,9 +240,22 @@ def prune(css: str, present: frozenset[str], matches: Callable[[str], bool | Non
                 elif not nested and prelude[:1] != "@":
                     cut.extend(_irrelevant_declarations(css, body, m.start()))
             start = m.end()
-        elif ch == ";":
-            start = m.end()
     return drop_spans(css, cut)
+
+
+def _after_last_semicolon(css: str, start: int, end: int) -> int:
+    """Where a rule's prelude starts: just after the last ``;`` token in ``css[start:end]`` (the span
+    from the previous brace to this ``{``), or ``start``. A ``;`` inside a string, comment or escape
+    is not a token, so a span holding any of those is rescanned with :data:`_SCAN`."""
+    semi = css.rfind(";", start, end)
+    if semi < 0:
+        return start
+    if not _NOT_PLAIN.search(css, start, end):
+        return semi + 1
+    for m in _SCAN.finditer(css, start, end):
+        if m.group() == ";":
+            start = m.end()
+    return start
 
 
 _PLAIN_BLOCK = re.compile(r"[\"'\\{}]|/\*|url\(", re.I)  # quotes, comments, escapes, braces, url(): split by tinycss2 only
