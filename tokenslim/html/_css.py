@@ -783,12 +783,14 @@ _ASCII_WS = re.compile(r"[\t\n\f\r ]+")
 def _present_names(tree: Any) -> frozenset[str]:
     """Lower-cased class names and ids of the page's elements."""
     names: set[str] = set()
-    for node in tree.css("[class], [id]"):
-        attrs = node.attributes
-        cls = attrs.get("class")
+    # One attribute read per element (not a dict of all of them, ``node.attributes``); one query per
+    # attribute, since ``[class], [id]`` returns an element that has both twice.
+    for node in tree.css("[class]"):
+        cls = node.attrs.get("class")
         if cls:
             names.update(_ASCII_WS.split(cls.lower()))  # HTML splits class lists on ASCII whitespace only
-        ident = attrs.get("id")
+    for node in tree.css("[id]"):
+        ident = node.id
         if ident:
             names.add(ident.lower())
     return frozenset(names)
