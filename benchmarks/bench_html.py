@@ -180,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{r['with']:>7.3f}{r['without']:>9.3f}")
     if "tokenslim" in results and "trafilatura" in results:
         a, b = results["tokenslim"], results["trafilatura"]
-        print(f"tokenslim vs trafilatura: F1 {a['F1'] - b['F1']:+.3f}, time ratio (p50) {a['ms_p50'] / b['ms_p50']:.2f}x"
+        print(f"tokenslim vs trafilatura: F1 {a['F1'] - b['F1']:+.3f}, time ratio (p50) {a['ms_p50'] / b['ms_p50']:.3f}x"
               f" (goal: F1 >= trafilatura at <= 0.33x)")
     print(f"command: {command}")
     out = Path(args.out)

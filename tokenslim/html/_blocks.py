@@ -8,7 +8,6 @@ elements, non-content tags and comments are skipped here and counted per rule.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 from tokenslim.html._hidden import hidden_rule
@@ -68,22 +67,7 @@ def hint_flags(hint: str) -> tuple[bool, bool]:
     return neg, pos
 
 
-@lru_cache(maxsize=16_384)
-def _hint_cached(hint: str) -> tuple[bool, bool]:
-    return hint_flags(hint)
-
-
-def _hint_weight(cls: str | None, ident: str | None) -> tuple[int, bool]:
-    """``(score weight, is boilerplate)`` of an element's class and id. Flags are per whitespace
-    token, so the class and the id (often unique) are looked up separately in a cache: sites
-    repeat the same few class strings."""
-    neg, pos = _hint_cached(cls) if cls else (False, False)
-    if ident:
-        id_neg, id_pos = _hint_cached(ident)
-        neg, pos = neg or id_neg, pos or id_pos
-    return (25 if pos else 0) - (25 if neg else 0), neg and not pos
-
-
+_NO_HINT = (False, False)
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 
 
@@ -178,7 +162,7 @@ class _Walker:
         m.blocks.append(Block(e, _KIND.get(m.tag[e], "p"), text, link, self.rows[-1]))
         m.text_len[e] += n
         m.link_len[e] += link
-        m.commas[e] += text.count(",") + text.count("，") + text.count("、")
+        m.commas[e] += text.count(",") if text.isascii() else text.count(",") + text.count("，") + text.count("、")
 
 
 def walk(root: Any, styler: Styler, state: State = ROOT_STATE) -> PageModel:
@@ -200,6 +184,7 @@ def walk(root: Any, styler: Styler, state: State = ROOT_STATE) -> PageModel:
     blk, rows, parts, flush = w.blk, w.rows, w.parts, w.flush
     by_elem = styler.by_elem
     styled = styler.state
+    hints: dict[str, tuple[bool, bool]] = {}  # class or id text -> hint_flags (a page repeats a few class strings)
     link_depth = 0
     parent = -1
     # Stack items: a node to enter (in the current context: parent index and inherited state), or
@@ -225,7 +210,10 @@ def walk(root: Any, styler: Styler, state: State = ROOT_STATE) -> PageModel:
                         if not text.isspace():
                             _count(removed, state.text_rule, len(text))
                         continue
-                    parts.append(text)
+                    # Whitespace that opens a block is never shown (outside <pre>): not buffered, so
+                    # the many blocks holding nothing else cost no flush.
+                    if parts or w.pre_depth or not text.isspace():
+                        parts.append(text)
                     if link_depth:
                         w.buf_link += len(text.strip())
                 continue
@@ -255,15 +243,26 @@ def walk(root: Any, styler: Styler, state: State = ROOT_STATE) -> PageModel:
                 cls = attrs.get("class")
                 ident = attrs.get("id")
                 if cls or ident:
-                    weight, is_neg = _hint_weight(cls, ident)
-                    neg = neg or is_neg
+                    flags = hints.get(cls) if cls else _NO_HINT
+                    if flags is None:
+                        flags = hints[cls] = hint_flags(cls)
+                    if ident:
+                        id_flags = hints.get(ident)
+                        if id_flags is None:
+                            id_flags = hints[ident] = hint_flags(ident)
+                        flags = (flags[0] or id_flags[0], flags[1] or id_flags[1])
+                    if flags[1]:
+                        weight = 25 if not flags[0] else 0
+                    elif flags[0]:
+                        weight = -25
+                        neg = True
                 role = attrs.get("role")
                 if role and role.lower() in NEG_ROLES:
                     neg = True
             block = tag in BLOCK_TAGS
             if not block and not neg and inner.bg == state.bg:
                 idx = -2
-                if tag == "br":
+                if tag == "br" and (parts or w.pre_depth):
                     parts.append("\n" if w.pre_depth else " \n ")
             else:
                 if tag in ("body", "html", "article", "main"):

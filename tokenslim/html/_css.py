@@ -648,6 +648,8 @@ def _used_custom(rules: list[_Rule], page: str) -> set[str]:
     """Custom property names that a relevant declaration (or any ``var()`` in the page's markup, e.g.
     a style attribute) uses, directly or through other custom properties."""
     refs: dict[str, set[str]] = {}
+    if not any(name.startswith("--") for r in rules for name, _, _ in r.decls):
+        return set()  # no custom property is declared: none to keep (and no need to scan the page)
     used: set[str] = set(_VAR_REF.findall(page)) if "var(" in page else set()
 
     def names(tokens: list, out: set[str], depth: int = 0) -> None:
@@ -678,7 +680,7 @@ def _used_custom(rules: list[_Rule], page: str) -> set[str]:
     return used
 
 
-def build_cascade(tree: Any, sheets: list[str], *, page: str) -> Cascade:
+def build_cascade(tree: Any, sheets: list[str], *, page: str, tags: int | None = None) -> Cascade:
     """Parse ``sheets`` and compute, per element, the winning declaration of each relevant property.
 
     Args:
@@ -686,23 +688,29 @@ def build_cascade(tree: Any, sheets: list[str], *, page: str) -> Cascade:
         sheets: CSS texts in document order (later sheets win ties).
         page: The page's markup: its ``<`` count bounds the elements (for the matching budget),
             and its ``var()`` references keep the custom properties they name.
+        tags: ``page.count("<")`` when the caller has it already.
 
     Returns:
         The :class:`Cascade`; ``over_budget`` when matching was cut short.
     """
     present = _present_names(tree)
-    n_elements = page.count("<")
+    n_elements = page.count("<") if tags is None else tags
     asked = [0]  # pruning's own lexbor visits: capped like matching, never a reason to refuse the page
+    answered: dict[str, bool | None] = {}  # sheets repeat selector lists (one rule per media query...)
 
     def matches(prelude: str) -> bool | None:
         """Whether a selector list matches any element (``None``: unknown or not worth asking)."""
+        if prelude in answered:
+            return answered[prelude]
         if asked[0] > MAX_MATCH_VISITS or _STRUCTURAL.search(prelude) or "&" in prelude:
             return None
         asked[0] += n_elements
         try:
-            return tree.css_first(prelude) is not None
+            found: bool | None = tree.css_first(prelude) is not None
         except Exception:  # noqa: BLE001 - a selector lexbor cannot parse: left to the full parse
-            return None
+            found = None
+        answered[prelude] = found
+        return found
 
     col = _Collector()
     for css in sheets:
@@ -782,17 +790,21 @@ _ASCII_WS = re.compile(r"[\t\n\f\r ]+")
 
 def _present_names(tree: Any) -> frozenset[str]:
     """Lower-cased class names and ids of the page's elements."""
-    names: set[str] = set()
-    # One attribute read per element (not a dict of all of them, ``node.attributes``); one query per
-    # attribute, since ``[class], [id]`` returns an element that has both twice.
-    for node in tree.css("[class]"):
-        cls = node.attrs.get("class")
-        if cls:
-            names.update(_ASCII_WS.split(cls.lower()))  # HTML splits class lists on ASCII whitespace only
+    # One attribute read per element (not a dict of all of them, ``node.attributes``; ``attrs[...]``
+    # costs half of ``attrs.get``); one query per attribute, since ``[class], [id]`` returns an element
+    # that has both twice. Pages repeat a few class lists on many elements: each is split once.
+    nodes = tree.css("[class]")
+    try:
+        classes = {node.attrs["class"] for node in nodes}
+    except KeyError:  # an element matched through a namespaced attribute: read them the slow way
+        classes = {node.attrs.get("class") for node in nodes}
+    classes.discard(None)
+    names = set(_ASCII_WS.split(" ".join(classes).lower()))  # HTML splits class lists on ASCII whitespace only
     for node in tree.css("[id]"):
         ident = node.id
         if ident:
             names.add(ident.lower())
+    names.discard("")  # from a class list's leading whitespace: no selector names it
     return frozenset(names)
 
 
@@ -803,8 +815,15 @@ HINT_KEY = (0, -1, (0, 0, 0), -1)
 
 
 def parse_inline(style: str) -> dict[str, tuple[tuple, list]]:
-    """The relevant declarations of a ``style`` attribute, with their cascade keys."""
+    """The relevant declarations of a ``style`` attribute, with their cascade keys.
+
+    A style that names no relevant property is not parsed at all, and irrelevant declarations of
+    a plain one are cut first (as :func:`prune` does in sheets), so tinycss2 tokenizes only what counts.
+    """
     out: dict[str, tuple[tuple, list]] = {}
+    if not _RELEVANT_TEXT.search(style):
+        return out
+    style = drop_spans(style, _irrelevant_declarations(style, 0, len(style)))
     for d in tinycss2.parse_blocks_contents(style, skip_comments=True, skip_whitespace=True):
         if d.type != "declaration":
             continue

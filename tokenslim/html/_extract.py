@@ -78,7 +78,7 @@ def run(html: str | bytes, *, keep_tables: bool = True) -> Extraction:
         text, encoding = decode_html(html)
     else:
         text, encoding = html, "str"
-    if not text.strip():
+    if not text or text.isspace():  # (not text.strip(), without copying the page)
         return Extraction("", encoding=encoding, input_chars=len(text))
     if "\x00" in text:
         text = text.replace("\x00", "")
@@ -87,8 +87,9 @@ def run(html: str | bytes, *, keep_tables: bool = True) -> Extraction:
     if "<noscript" in text or "<NOSCRIPT" in text:
         text, n, chars, noscript_css = _cut_noscript(text)
         noscript = Removed(n, chars)
+    n_tags = text.count("<")  # bounds the elements: for the depth cap and the matching budget
     try:
-        tree = LexborHTMLParser(cap_depth(text))
+        tree = LexborHTMLParser(cap_depth(text, tags=n_tags))
     except Exception as exc:  # noqa: BLE001 - parser failures become one clear error type
         raise InputError(f"could not parse HTML ({len(text):,} chars): {exc}") from exc
     title = _title(tree)
@@ -99,7 +100,7 @@ def run(html: str | bytes, *, keep_tables: bool = True) -> Extraction:
     if noscript_css:
         sheets.append(noscript_css)
     try:
-        cascade = build_cascade(tree, sheets, page=text) if any(sheets) else None
+        cascade = build_cascade(tree, sheets, page=text, tags=n_tags) if any(sheets) else None
     except RecursionError:  # CSS nested deeper than Python's stack: undecidable, treated like over budget
         cascade = Cascade(over_budget=True)
     if cascade is not None and cascade.over_budget:

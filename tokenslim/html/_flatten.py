@@ -21,16 +21,17 @@ _VOID = frozenset(
 )
 
 
-def cap_depth(html: str) -> str:
+def cap_depth(html: str, *, tags: int | None = None) -> str:
     """Return ``html`` with tags nested deeper than :data:`MAX_DEPTH` removed.
 
     Args:
         html: The page source.
+        tags: ``html.count("<")`` when the caller has it already (it bounds the tags).
 
     Returns:
         The same string when it has few tags or no deep nesting, else a flattened copy.
     """
-    if html.count("<") <= SCAN_ABOVE_TAGS:
+    if (html.count("<") if tags is None else tags) <= SCAN_ABOVE_TAGS:
         return html
     depth = 0
     cut: list[tuple[int, int]] = []

@@ -42,7 +42,8 @@ def _candidate_scores(m: PageModel) -> dict[int, float]:
         n = len(b.text)
         if n < MIN_PARAGRAPH_CHARS or b.kind[0] == "h":
             continue
-        s = 1.0 + b.text.count(",") + b.text.count("，") + min(n // 100, 3)
+        text = b.text
+        s = 1.0 + (text.count(",") if text.isascii() else text.count(",") + text.count("，")) + min(n // 100, 3)
         s *= 1.0 - b.link_chars / n
         e = b.elem
         # Text directly inside a container that also holds blocks makes the container its own
@@ -171,7 +172,11 @@ def select_blocks(m: PageModel) -> tuple[list[Block], list[Block]]:
     spans = [(root, m.end[root]) for root in roots]
     for b in m.blocks:
         e = b.elem
-        root = next((s for s, t in spans if s <= e < t), -1)
+        root = -1
+        for s, t in spans:
+            if s <= e < t:
+                root = s
+                break
         ok = root >= 0 and (m.neg_anc[e] <= root or not _is_boilerplate(m, m.neg_anc[e], m.text_len[root]))
         if ok:
             a = e

@@ -353,7 +353,8 @@ class Styler:
             hints = self.hints.get(hint_key)
             if hints is None:
                 hints = self.hints[hint_key] = _hints(tag, attrs)
-        if not decls and not style and not hints:
+        inline = self._inline(style) if style else None
+        if not decls and not inline and not hints:
             return None, parent
         # Elements with the same declarations (the cascade shares one dict between elements matched
         # alike; parsed inline styles and hints are cached per page) under the same parent state
@@ -362,7 +363,7 @@ class Styler:
         got = self.memo.get(key)
         if got is None:
             merged: dict[str, tuple[tuple, list]] = dict(hints) if hints else {}
-            for src in (decls, self._inline(style) if style else None):
+            for src in (decls, inline):
                 if src:
                     for name, kv in src.items():
                         old = merged.get(name)
@@ -420,7 +421,7 @@ class Styler:
             if z is not None and 0 < z <= MAX_HIDDEN_OPACITY:
                 return "transform_offscreen", parent
 
-        rule = self._subtree_rule(value, font_px)
+        rule = None if _SUBTREE_PROPERTIES.isdisjoint(merged) else self._subtree_rule(value, font_px)
         opacity = parent.opacity
         op = value("opacity")
         if op:
@@ -543,6 +544,13 @@ class Styler:
             if px is not None and px <= -OFFSCREEN_PX:
                 return "text_indent_offscreen"
         return None
+
+
+_SUBTREE_PROPERTIES = frozenset(
+    """display content-visibility overflow overflow-x overflow-y width height max-width max-height clip clip-path
+    transform scale translate position inset top right bottom left margin margin-top margin-left text-indent""".split()
+)
+"""Every property :meth:`Styler._subtree_rule` reads: an element declaring none of them is not hidden by it."""
 
 
 def _hints(tag: str, attrs: dict) -> dict[str, tuple[tuple, list]]:
