@@ -6,7 +6,7 @@ import pytest
 
 import tokenslim
 from tokenslim import Chunk, Pipeline
-from tokenslim._internal.titles import chunk_title, lead_subject, lowercase_words, text_title, title_end
+from tokenslim._internal.titles import chunk_title, lead_aliases, lead_subject, lowercase_words, text_title, title_end
 from tokenslim.errors import ConfigError
 from tokenslim.stages import CompressDocuments, TrimTopK
 
@@ -72,14 +72,33 @@ def test_title_end_cuts_a_label_not_a_subject() -> None:
         ("Kiss and Tell is a 1945 American comedy film", "Kiss and Tell"),
         ('"The Shining" is a film', "The Shining"),
         ("Lord High Treasurer of England is an office", "Lord High Treasurer of England"),
-        ('Roland "Champ" Bailey Jr. (born June 22, 1978) is', "Roland Champ Bailey Jr"),
+        ('Roland "Champ" Bailey Jr. (born June 22, 1978) is', "Champ Bailey Jr"),
+        ('Kristopher "Kris" Marshall (born 11 April 1973) is an English actor.', "Kris Marshall"),
         ("In 1990, the firm grew", ""),
+        ("In 1998, the Charlotte Hornets won", "Charlotte Hornets"),
+        ("In addition to comic books, Mutarelli has also created plays", "Mutarelli"),
+        ("Originally, Acme Corp sold lamps", "Acme Corp"),
+        ("As an adult, she was named ambassador", ""),
+        ("In Bruges is a 2008 film", "In Bruges"),
+        ("It was a film", ""),
+        ("Will Smith is an actor", "Will Smith"),
+        ("The 1992–93 NBA season was the fifth season", "1992–93 NBA season"),
+        ("he is a man", ""),
+        ('The Øresund/Öresund/Oresund Bridge (Danish: "Øresundsbroen") is a bridge', "The Øresund Bridge"),
+        ("AC/DC are an Australian rock band", "AC DC"),
         ("the cat sat", ""),
         ("The company said", ""),
     ],
 )
 def test_lead_subject(text: str, subject: str) -> None:
     assert lead_subject(text) == subject
+
+
+def test_a_definition_subject_is_its_first_name() -> None:
+    """Without a capitalised name ("young" is written in lower case elsewhere), the defined term is the subject;
+    of several names joined by "or", the first."""
+    text = "Young adult fiction or young adult literature (YA) is fiction published for readers in their youth."
+    assert lead_subject(text, common=lowercase_words([text])) == "Young adult fiction"
 
 
 def test_title_keys_is_validated() -> None:
@@ -155,3 +174,99 @@ def test_a_shortened_name_in_the_top_chunk_links_to_the_full_name_a_chunk_opens_
     assert linked[1] > max(linked[2], linked[3])
     # a real title ("Bill Quenchwater" as metadata) is the name texts use: no head match needed or made
     assert chunk_relevance(q, texts, subjects, common=common, subjects=[False] * 4).scores == plain
+
+
+def _zorblat_novel_request() -> tuple[str, list[str]]:
+    q = 'In what year was the novel that Quenchwater based the film "Moonfall" on first published?'
+    texts = [
+        "In addition to comic books, Quenchwater has also drawn the illustrations and animated sequences of the 2004"
+        ' film "Moonfall", which was loosely based on the novel "Harbor of Salt". He lives in Porto.',
+        "Harbor of Salt is a novel by the Danish author Ib Marrow, about a ferryman's debts."
+        ' It was first published in the weekly "Copenhagen Courier" in monthly parts during 1866.'
+        " A single-volume edition followed, and it was translated into nine languages.",
+        "Moonfall Bay is a 1990 novel by Anna Lind, first published in Stockholm by Norstedts in the spring of 1990."
+        " It was filmed in 1994.",
+        "The Glass Orchard is a novel first published in 1936 by the German author Erich Vogt."
+        " It was filmed in 1938 and again in 1977.",
+        "Moonfall is a 2011 science-fiction film directed by Paul Hart, based on a 1974 story."
+        " It was shot in Iceland and released in December 2011.",
+        "Salt Harbor Rowing Club is a rowing club founded in 1866 on the Danish coast by four ferrymen.",
+    ]
+    return q, texts
+
+
+def test_a_subject_after_an_opening_phrase_carries_the_second_hop() -> None:
+    """No titles: the top chunk opens "In addition to ..., Quenchwater has ...". Its subject (named by the
+    question) makes it the first hop, and the novel it names (the bridge paragraph) outranks every distractor."""
+    from tokenslim._internal.relevance import chunk_relevance
+
+    q, texts = _zorblat_novel_request()
+    common = lowercase_words(texts)
+    subjects = [lead_subject(t, common=common) for t in texts]
+    assert subjects[0] == "Quenchwater" and subjects[1] == "Harbor of Salt"
+    rel = chunk_relevance(q, texts, subjects, common=common, subjects=[True] * len(texts))
+    assert rel.direct[0] == max(rel.direct)  # the question names the subject: the first hop
+    assert rel.scores[1] > max(rel.scores[2:])  # the chunk the hub names outranks every distractor
+
+
+def test_a_hub_naming_its_own_head_links_no_chunk_sharing_it() -> None:
+    """No titles: "The 1991 Mr. Zorblat contest ..." says "Zorblat" about itself. Chunks whose subject ends in
+    the same head ("The 2010 Ms. Zorblat") gain nothing from it; the hotel the hub names does."""
+    from tokenslim._internal.relevance import chunk_relevance
+
+    q = "Who designed the hotel that held the bodybuilding contest in September 1991?"
+    texts = [
+        "The 1991 Mr. Zorblat contest was a bodybuilding contest held in September 1991 at the Quenchwater Dolphin Hotel.",
+        "The Quenchwater Dolphin is a resort hotel designed by the architect Ada Renn, opened in 1990.",
+        "The 2010 Ms. Zorblat was a bodybuilding contest held in Atlanta.",
+        "The 1980 Ms. Zorblat contest was held in Philadelphia in October.",
+        "The 1975 Mr. Zorblat contest was held in Pretoria in November.",
+    ]
+    common = lowercase_words(texts)
+    subjects = [lead_subject(t, common=common) for t in texts]
+    rel = chunk_relevance(q, texts, subjects, common=common, subjects=[True] * len(texts))
+    assert rel.scores[1] > max(rel.scores[2:])
+    unlinked = chunk_relevance(q, texts, subjects, common=common, subjects=[True] * len(texts), head_link=0.0)
+    assert rel.scores[2:] == unlinked.scores[2:]  # no head link lifts a contest the hub does not mean
+
+
+@pytest.mark.parametrize(
+    "text, aliases",
+    [
+        (
+            "The Democracy Is Strengthened by Casting Light On Spending in Elections Act, commonly known as the"
+            " DISCLOSE Act and also known as H.R. 5175, was a bill. It was known as a reform.",
+            ["DISCLOSE Act", "H.R. 5175"],
+        ),
+        ("Onika Tanya Maraj (born December 8, 1982), known professionally as Nicki Minaj, is a rapper.", ["Nicki Minaj"]),
+        ('Sergio Pérez (born 1990), also known as "Checo", is a racing driver.', ["Checo"]),
+        ("He was known as a good man.", []),
+        ("Acme Corp sells lamps. It was later known as Acme Lighting.", []),  # first sentence only
+    ],
+)
+def test_lead_aliases(text: str, aliases: list[str]) -> None:
+    assert lead_aliases(text) == aliases
+
+
+def test_a_name_the_text_gives_after_known_as_is_a_name_the_question_may_use() -> None:
+    """No titles: the question names the bill by the short name its paragraph gives after "commonly known as";
+    with the alias, that paragraph is the first hop and passes relevance to the sponsor it names."""
+    from tokenslim._internal.relevance import chunk_relevance
+
+    q = "What other position did the person who introduced the QUENCH Act hold?"
+    texts = [
+        "The Quiet Urban Environment and Noise Control Health Act, commonly known as the QUENCH Act, was a bill"
+        " introduced in 2010 by Representative Zorblat Harrow.",
+        "Zorblat Harrow (born 1959) is a senator from Maryland, and served as a representative from 2003 to 2017.",
+        "The Noise Control Act of 1972 is a statute that established a national policy on noise; it was introduced"
+        " by a person who held the position of senator.",
+        "The Clean Air Act is a federal law; its 1990 amendments were introduced by a representative.",
+    ]
+    common = lowercase_words(texts)
+    subjects = [lead_subject(t, common=common) for t in texts]
+    aliases = [lead_aliases(t) for t in texts]
+    assert aliases[0] == ["QUENCH Act"]
+    plain = chunk_relevance(q, texts, subjects, common=common, subjects=[True] * 4)
+    named = chunk_relevance(q, texts, subjects, common=common, subjects=[True] * 4, aliases=aliases)
+    assert named.direct[0] == max(named.direct) and plain.direct[0] < plain.direct[2]
+    assert named.scores[1] > max(named.scores[2:])

@@ -205,6 +205,7 @@ def chunk_relevance(
     common: frozenset[str] | set[str] | None = None,
     head_link: float = 0.9,
     subjects: Sequence[bool] | None = None,
+    aliases: Sequence[Sequence[str]] | None = None,
 ) -> ChunkRelevance:
     """Relevance of each chunk in [0, 1], with a multi-hop step through titles.
 
@@ -225,7 +226,13 @@ def chunk_relevance(
     needs ``common``, the request's lower-case words), with strength ``head_link``
     (0.9: on the first half of HotpotQA without titles, 0.9 and 1.0 both moved answer
     retention from 89.9% to 91.9%; 0.9 was kept as the weaker evidence of the two, a
-    choice that also looked at the second half's figures).
+    choice that also looked at the second half's figures). A hub whose own name has
+    the same head ("The 1991 Mr. Olympia" saying "Olympia") is naming itself and links
+    no chunk through that head.
+    ``aliases[j]``: other names chunk ``j``'s text gives its subject
+    (:func:`~tokenslim._internal.titles.lead_aliases`: "..., commonly known as the
+    DISCLOSE Act"); the question naming one counts like naming the title, and a hub
+    naming one links like naming the title.
 
     Returns:
         The scores after the hop step, and ``direct``: ``base`` normalized, the
@@ -253,7 +260,12 @@ def chunk_relevance(
 
     qset = set(q)
     heads = [_head(t, common, qset) if subjects and subjects[i] and head_link > 0 else "" for i, t in enumerate(titles)]
-    base = [bm[i] + title_weight * named(title_terms[i], qset) for i in range(n)]
+    # a hub whose own name has the same head ("1991 Mr. Olympia" naming "Olympia") is naming itself
+    own_head = [_head(t, common, set()) for t in titles]
+    # other names a chunk gives its subject ("..., commonly known as the DISCLOSE Act"): the question or a hub
+    # may use any of them
+    alias_terms = [[a for a in (set(terms(x)) for x in aliases[i]) if a] if aliases else [] for i in range(n)]
+    base = [bm[i] + title_weight * max([named(title_terms[i], qset)] + [named(a, qset) for a in alias_terms[i]]) for i in range(n)]
     final = list(base)
     query_phrase = _phrase(query)
     title_phrases = [_phrase(_PAREN.sub("", t)) for t in titles]
@@ -265,7 +277,7 @@ def chunk_relevance(
                 continue
             if title_terms[j] - qset:
                 link = named(title_terms[j], bag)
-                if heads[j] and heads[j] in bag:
+                if heads[j] and heads[j] in bag and heads[j] != own_head[h]:
                     link = max(link, head_link)
             else:
                 # every title word is already in the question: the hub adds news only by naming
@@ -274,6 +286,9 @@ def chunk_relevance(
                 # scored by ``base`` and inherits nothing
                 tp = title_phrases[j]
                 link = 1.0 if tp.strip() and tp in hub_phrase and tp not in query_phrase else 0.0
+            for a in alias_terms[j]:
+                if a - qset:
+                    link = max(link, named(a, bag))
             final[j] = max(final[j], hop_weight * base[h] * link)
     return ChunkRelevance(normalize(final), normalize(base))
 

@@ -16,7 +16,9 @@ disagree on where the title lives, so :func:`chunk_title` looks, in order, at:
    name-like ``Name: text`` prefix (``f"{title}: {text}"``), unless ``Name:`` opens
    several lines (a transcript's speaker labels are not titles);
 3. nothing: ``""``. Relevance then links chunks through the subject their text
-   opens with (see :func:`lead_subject`), which needs no title at all.
+   opens with (see :func:`lead_subject`: after an opening phrase, the nickname form
+   of a name, the first of several spellings) and the other names its first sentence
+   gives it (:func:`lead_aliases`: "commonly known as ..."), which need no title at all.
 """
 
 from __future__ import annotations
@@ -24,7 +26,9 @@ from __future__ import annotations
 import re
 from typing import Any, Mapping, Sequence
 
-__all__ = ["TITLE_KEYS", "chunk_title", "text_title", "title_end", "lead_subject", "lowercase_words"]
+from tokenslim._internal.relevance import _fold
+
+__all__ = ["TITLE_KEYS", "chunk_title", "text_title", "title_end", "lead_subject", "lead_aliases", "lowercase_words"]
 
 TITLE_KEYS: tuple[str, ...] = (
     "title",
@@ -131,8 +135,17 @@ def title_end(text: str, title: str) -> int:
 _CAP_WORD = re.compile(r"[^\W\d_][\w'’.\-]*|\d[\w'’.\-]*", re.UNICODE)
 # "The sousaphone (...) is a brass instrument", "A soft drink is ...": the defined term
 _DEFINITION = re.compile(
-    r"^\s*(?:the|an?)\s+([^\W\d_][^,;:.()\n]{0,80}?)\s*(?:\([^)]{0,120}\)\s*)?,?\s+(?:is|was|are|were|refers to)\s", re.I
+    r"^\s*(?:(?:the|an?)\s+)?([^\W_][^,;:.()\n]{0,80}?)\s*(?:\([^)]{0,120}\)\s*)?,?\s+(?:is|was|are|were|refers to)\s", re.I
 )
+# words that open an adverbial or subordinate phrase, never a name ("In 1998, ...", "Although ..., ..."):
+# prepositions, subordinating conjunctions and sentence adverbs (with any word ending in -ly)
+_OPENERS = frozenset(
+    """in on at as after before during since following although though while when whereas whereby despite under by
+    from with unlike like besides beyond throughout until upon within without between among along across through
+    for over around against toward towards into near outside inside also however meanwhile furthermore moreover
+    additionally today later""".split()
+)
+_OPENING_PHRASE = re.compile(r"^[^,;:.!?\n]{1,100}?,\s+(?:(?:the|an?)\s+)?")
 _FUNCTION_WORDS = frozenset(
     """is are was were be been being am do does did have has had will would can could should may might must
     i you he she it we they me him her us them my your his its our their this that these those there here
@@ -161,15 +174,43 @@ def lead_subject(text: str, max_words: int = 8, common: set[str] | frozenset[str
     so this stands in for a missing title when linking chunks. A one-word phrase whose
     word is in ``common`` (written in lower case elsewhere, see :func:`lowercase_words`)
     is a common noun opening a sentence, not a name.
+
+    A text that opens with an adverbial or subordinate phrase names its subject after
+    it: ``"In addition to comic books, Mutarelli has ..."`` -> ``"Mutarelli"``; a pronoun
+    or a lower-case noun there gives ``""`` (``"As an adult, she ..."``), and so does a
+    lone pronoun or determiner (``"This ..."``, ``"It was ..."``; ``"Will Smith"`` stays a name).
+    A quoted nickname inside a name gives the name it forms with what follows
+    (``'Kristopher "Kris" Marshall'`` -> ``"Kris Marshall"``: the name other texts use).
     """
+    start = text.lstrip(" \t\n\"'“‘([")
+    first = _CAP_WORD.match(start)
+    word = first.group(0).lower() if first else ""
+    opener = word in _OPENERS or (word.endswith("ly") and start[len(word) : len(word) + 1] == ",")
+    phrase = _OPENING_PHRASE.match(start) if opener else None
+    if phrase:
+        rest = start[phrase.end() :]
+        return _lead(rest, max_words, common) if rest[:1].isupper() else ""
+    found = _lead(text, max_words, common)
+    return "" if found.lower() in _FUNCTION_WORDS else found  # "It was ...", "There have been ..."
+
+
+def _lead(text: str, max_words: int, common: set[str] | frozenset[str]) -> str:
+    """:func:`lead_subject` on a text that opens with its subject (no opening phrase)."""
     words: list[str] = []
     pos = 0
+    nickname = 0  # index of a quoted nickname inside the name
     for m in _CAP_WORD.finditer(text, 0, 200):
         # only spaces between words, or quotes around a nickname (Roland "Champ" Bailey); opening
         # quotes or brackets may stand before the first word
-        if text[pos : m.start()].strip(" \t\"“”" if words else " \t\n\"'“‘(["):
+        gap = text[pos : m.start()]
+        if gap.strip(" \t\"“”/" if words else " \t\n\"'“‘(["):
             break
+        if words and gap.strip() in ('"', "“") and not nickname:
+            nickname = len(words)
         w = m.group(0).rstrip(".")
+        if words and "/" in gap and _fold(w) == _fold(words[-1]):
+            pos = m.end()
+            continue  # "Øresund/Öresund/Oresund Bridge": spellings of one word, the first kept ("AC/DC" stays two)
         if not w or not (w[0].isupper() or (words and (w[0].isdigit() or w.lower() in _JOINERS))):
             break
         words.append(w)
@@ -184,5 +225,40 @@ def lead_subject(text: str, max_words: int = 8, common: set[str] | frozenset[str
         words = []  # "Lighthouse keepers ...": a capitalised common noun opening a sentence
     if not any(w[0].isupper() and w.lower() not in _JOINERS for w in words):
         m = _DEFINITION.match(text)
-        return m.group(1) if m and len(m.group(1).split()) <= max_words else ""
+        ok = m and len(m.group(1).split()) <= max_words and m.group(1).split()[0].lower() not in _FUNCTION_WORDS
+        # "Young adult fiction or young adult literature (YA) is ...": the first of the names given
+        return m.group(1).split(" or ")[0] if ok else ""  # type: ignore[union-attr]
+    if 0 < nickname < len(words) - 1:
+        # 'Kristopher "Kris" Marshall': the name the text goes on to use, and others use, is "Kris Marshall"
+        words = words[nickname:]
     return " ".join(words)
+
+
+# "..., commonly known as the DISCLOSE Act", "known professionally as Nicki Minaj", "also called "Checo""
+_ALIAS = re.compile(
+    r"\b(?:known|called|named|referred to)\s+(?:in\s+\w+\s+|\w+ly\s+)?as\s+(?:the\s+)?"
+    r"(?:[\"“]([^\"”\n]{1,60})[\"”]|((?:[A-Z0-9][\w'’.\-]*)(?:\s+(?:of|the|and|de|von|van|der|[A-Z0-9][\w'’.\-]*))*))"
+)
+
+
+def lead_aliases(text: str, max_aliases: int = 3) -> list[str]:
+    """Other names the text's first sentence gives its subject: ``"... commonly known as the DISCLOSE Act"``
+    -> ``["DISCLOSE Act"]``, ``"..., known professionally as Nicki Minaj"`` -> ``["Nicki Minaj"]``.
+
+    Encyclopedic and news text introduces a subject under its full name and then the name
+    people use; a question or another chunk may use either.
+    """
+    head = text[:400]
+    end = re.search(r"[.!?](?:\s|$)(?=[A-Z\"“])", head)
+    head = head[: end.end()] if end else head
+    out = []
+    for m in _ALIAS.finditer(head):
+        words = (m.group(1) or m.group(2) or "").strip(" .,;").split()
+        while words and words[-1].lower() in _JOINERS:
+            words.pop()
+        name = " ".join(words)
+        if name and any(ch.isupper() or ch.isdigit() for ch in name[:1]) and name not in out:
+            out.append(name)
+        if len(out) >= max_aliases:
+            break
+    return out

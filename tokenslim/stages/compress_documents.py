@@ -10,7 +10,7 @@ from tokenslim._chunk import Chunk
 from tokenslim._internal.embeddings import EmbeddingSource
 from tokenslim._internal.relevance import Relevance, bridge_scores, chunk_relevance, names_title, relevance_scores, terms
 from tokenslim._internal.sentences import join_spans, split_spans
-from tokenslim._internal.titles import TITLE_KEYS, chunk_title, lead_subject, lowercase_words, title_end
+from tokenslim._internal.titles import TITLE_KEYS, chunk_title, lead_aliases, lead_subject, lowercase_words, title_end
 from tokenslim._result import Result
 from tokenslim.stages._base import BaseStage, check, check_str_list
 
@@ -115,7 +115,10 @@ def plan_compression(
     common = lowercase_words([c.text for c in chunks]) if any(subjects) else set()
     if any(subjects):
         chunk_titles = [t or lead_subject(c.text, common=common) for t, c in zip(chunk_titles, chunks)]
-    chunk_rel, direct_rel = chunk_relevance(query, [c.text[k:] for c, k in zip(chunks, cut)], chunk_titles, title_weight, hop_weight, common=common, subjects=subjects)
+    aliases = [lead_aliases(c.text) if s else [] for c, s in zip(chunks, subjects)]
+    chunk_rel, direct_rel = chunk_relevance(
+        query, [c.text[k:] for c, k in zip(chunks, cut)], chunk_titles, title_weight, hop_weight, common=common, subjects=subjects, aliases=aliases
+    )
     keep: list[list[int] | None] = [None] * len(chunks)
     units: list[tuple[int, int]] = []
     used = 0.0
