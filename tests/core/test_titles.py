@@ -6,9 +6,17 @@ import pytest
 
 import tokenslim
 from tokenslim import Chunk, Pipeline
+from tokenslim._internal.relevance import ChunkRelevance, chunk_relevance
 from tokenslim._internal.titles import chunk_title, lead_aliases, lead_subject, lowercase_words, text_title, title_end
 from tokenslim.errors import ConfigError
 from tokenslim.stages import CompressDocuments, TrimTopK
+
+
+def _untitled(q: str, texts: list[str], **kw: object) -> tuple[list[str], ChunkRelevance]:
+    """No titles anywhere: each text's lead subject, and chunk relevance linking through those subjects."""
+    common = lowercase_words(texts)
+    subjects = [lead_subject(t, common=common) for t in texts]
+    return subjects, chunk_relevance(q, texts, subjects, common=common, subjects=[True] * len(texts), **kw)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
@@ -122,7 +130,6 @@ def test_a_title_under_any_key_ranks_the_chunk() -> None:
 
 def test_a_subject_read_from_the_text_carries_the_second_hop() -> None:
     """No titles anywhere: the chunk the top chunk names (by the subject its text opens with) gains relevance."""
-    from tokenslim._internal.relevance import chunk_relevance
 
     q = "Which country was the star of Moonfall Harbor later ambassador to?"
     texts = [
@@ -156,7 +163,6 @@ def test_a_gloss_with_an_open_bracket_or_quote_is_not_a_name_prefix(text: str) -
 def test_a_shortened_name_in_the_top_chunk_links_to_the_full_name_a_chunk_opens_with() -> None:
     """No titles: the top chunk says "Bill Quenchwater", the other chunk opens with the full name;
     the head ("Quenchwater", a proper noun: never written in lower case) carries the second hop."""
-    from tokenslim._internal.relevance import chunk_relevance
 
     q = "Which office did the governor who hired Robert Zorblat hold before?"
     texts = [
@@ -165,15 +171,14 @@ def test_a_shortened_name_in_the_top_chunk_links_to_the_full_name_a_chunk_opens_
         "The intelligence officer of a governor prepares estimates.",
         "A mayor holds office for four years in most towns.",
     ]
-    common = lowercase_words(texts)
-    subjects = [lead_subject(t, common=common) for t in texts]
+    subjects, rel = _untitled(q, texts)
     assert subjects[1] == "William Jefferson Quenchwater"
     plain = chunk_relevance(q, texts, subjects).scores
-    linked = chunk_relevance(q, texts, subjects, common=common, subjects=[True] * 4).scores
+    linked = rel.scores
     assert plain[1] < 0.5 < linked[1]
     assert linked[1] > max(linked[2], linked[3])
     # a real title ("Bill Quenchwater" as metadata) is the name texts use: no head match needed or made
-    assert chunk_relevance(q, texts, subjects, common=common, subjects=[False] * 4).scores == plain
+    assert chunk_relevance(q, texts, subjects, common=lowercase_words(texts), subjects=[False] * 4).scores == plain
 
 
 def _zorblat_novel_request() -> tuple[str, list[str]]:
@@ -198,13 +203,10 @@ def _zorblat_novel_request() -> tuple[str, list[str]]:
 def test_a_subject_after_an_opening_phrase_carries_the_second_hop() -> None:
     """No titles: the top chunk opens "In addition to ..., Quenchwater has ...". Its subject (named by the
     question) makes it the first hop, and the novel it names (the bridge paragraph) outranks every distractor."""
-    from tokenslim._internal.relevance import chunk_relevance
 
     q, texts = _zorblat_novel_request()
-    common = lowercase_words(texts)
-    subjects = [lead_subject(t, common=common) for t in texts]
+    subjects, rel = _untitled(q, texts)
     assert subjects[0] == "Quenchwater" and subjects[1] == "Harbor of Salt"
-    rel = chunk_relevance(q, texts, subjects, common=common, subjects=[True] * len(texts))
     assert rel.direct[0] == max(rel.direct)  # the question names the subject: the first hop
     assert rel.scores[1] > max(rel.scores[2:])  # the chunk the hub names outranks every distractor
 
@@ -212,7 +214,6 @@ def test_a_subject_after_an_opening_phrase_carries_the_second_hop() -> None:
 def test_a_hub_naming_its_own_head_links_no_chunk_sharing_it() -> None:
     """No titles: "The 1991 Mr. Zorblat contest ..." says "Zorblat" about itself. Chunks whose subject ends in
     the same head ("The 2010 Ms. Zorblat") gain nothing from it; the hotel the hub names does."""
-    from tokenslim._internal.relevance import chunk_relevance
 
     q = "Who designed the hotel that held the bodybuilding contest in September 1991?"
     texts = [
@@ -222,11 +223,9 @@ def test_a_hub_naming_its_own_head_links_no_chunk_sharing_it() -> None:
         "The 1980 Ms. Zorblat contest was held in Philadelphia in October.",
         "The 1975 Mr. Zorblat contest was held in Pretoria in November.",
     ]
-    common = lowercase_words(texts)
-    subjects = [lead_subject(t, common=common) for t in texts]
-    rel = chunk_relevance(q, texts, subjects, common=common, subjects=[True] * len(texts))
+    _, rel = _untitled(q, texts)
     assert rel.scores[1] > max(rel.scores[2:])
-    unlinked = chunk_relevance(q, texts, subjects, common=common, subjects=[True] * len(texts), head_link=0.0)
+    _, unlinked = _untitled(q, texts, head_link=0.0)
     assert rel.scores[2:] == unlinked.scores[2:]  # no head link lifts a contest the hub does not mean
 
 
@@ -251,7 +250,6 @@ def test_lead_aliases(text: str, aliases: list[str]) -> None:
 def test_a_name_the_text_gives_after_known_as_is_a_name_the_question_may_use() -> None:
     """No titles: the question names the bill by the short name its paragraph gives after "commonly known as";
     with the alias, that paragraph is the first hop and passes relevance to the sponsor it names."""
-    from tokenslim._internal.relevance import chunk_relevance
 
     q = "What other position did the person who introduced the QUENCH Act hold?"
     texts = [
@@ -262,11 +260,9 @@ def test_a_name_the_text_gives_after_known_as_is_a_name_the_question_may_use() -
         " by a person who held the position of senator.",
         "The Clean Air Act is a federal law; its 1990 amendments were introduced by a representative.",
     ]
-    common = lowercase_words(texts)
-    subjects = [lead_subject(t, common=common) for t in texts]
     aliases = [lead_aliases(t) for t in texts]
     assert aliases[0] == ["QUENCH Act"]
-    plain = chunk_relevance(q, texts, subjects, common=common, subjects=[True] * 4)
-    named = chunk_relevance(q, texts, subjects, common=common, subjects=[True] * 4, aliases=aliases)
+    _, plain = _untitled(q, texts)
+    _, named = _untitled(q, texts, aliases=aliases)
     assert named.direct[0] == max(named.direct) and plain.direct[0] < plain.direct[2]
     assert named.scores[1] > max(named.scores[2:])

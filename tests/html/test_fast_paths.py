@@ -14,28 +14,16 @@ import tinycss2
 from selectolax.lexbor import LexborHTMLParser
 
 from tokenslim.html import extract
-from tokenslim.html._css import INLINE_KEY, RELEVANT, _present_names, parse_inline
+from tokenslim.html._css import INLINE_KEY, _present_names, parse_inline, relevant_declarations, relevant_style_text
 from tokenslim.html._style import _SUBTREE_PROPERTIES, Styler
 
 CORPUS = Path(__file__).resolve().parents[1] / "reliability" / "injection_corpus"
 
 
-def _full_parse(style: str) -> dict[str, tuple[tuple, str]]:
-    """parse_inline without its shortcuts: tinycss2 on the whole attribute, irrelevant names dropped."""
-    out: dict[str, tuple[tuple, str]] = {}
-    for d in tinycss2.parse_blocks_contents(style, skip_comments=True, skip_whitespace=True):
-        if d.type != "declaration":
-            continue
-        name = d.name if d.name.startswith("--") else d.lower_name
-        if name.startswith("--") or name in RELEVANT:
-            key = INLINE_KEY[d.important]
-            if name not in out or key >= out[name][0]:
-                out[name] = (key, tinycss2.serialize(d.value))
-    return out
-
-
-def _serialized(parsed: dict) -> dict[str, tuple[tuple, str]]:
-    return {name: (kv[0], tinycss2.serialize(kv[1])) for name, kv in parsed.items()}
+def _relevant(style: str) -> list[tuple[str, str, bool]]:
+    """The relevant declarations tinycss2 finds in ``style``, values serialized."""
+    items = tinycss2.parse_blocks_contents(style, skip_comments=True, skip_whitespace=True)
+    return [(name, tinycss2.serialize(value), important) for name, value, important in relevant_declarations(items)]
 
 
 TRICKY_STYLES = [
@@ -61,17 +49,23 @@ TRICKY_STYLES = [
 
 @pytest.mark.parametrize("style", TRICKY_STYLES)
 def test_inline_style_shortcuts_equal_full_parse(style: str) -> None:
-    assert _serialized(parse_inline(style)) == _full_parse(style)
+    assert _relevant(relevant_style_text(style)) == _relevant(style)
 
 
-def test_every_inline_style_of_the_injection_corpus_parses_as_the_full_parse() -> None:
+def test_parse_inline_keeps_the_last_relevant_declaration_and_important_wins() -> None:
+    got = parse_inline("display:none;cursor:pointer;display:block;opacity:0 !important;opacity:1")
+    assert {k: (v[0], tinycss2.serialize(v[1]).strip()) for k, v in got.items()} == {
+        "display": (INLINE_KEY[False], "block"), "opacity": (INLINE_KEY[True], "0")}
+
+
+def test_every_inline_style_of_the_injection_corpus_gives_what_the_full_parse_gives() -> None:
     styles = set()
     for page in sorted(CORPUS.glob("*.html")):
         tree = LexborHTMLParser(page.read_text(encoding="utf-8", errors="replace"))
         styles.update(node.attrs["style"] for node in tree.css("[style]"))
     styles.discard(None)
     assert len(styles) >= 40
-    assert [s for s in sorted(styles) if _serialized(parse_inline(s)) != _full_parse(s)] == []
+    assert [s for s in sorted(styles) if _relevant(relevant_style_text(s)) != _relevant(s)] == []
 
 
 def test_subtree_properties_name_every_property_the_subtree_rule_reads() -> None:

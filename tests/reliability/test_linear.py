@@ -32,6 +32,9 @@ CI_N = {
     "unclosed_a": 40_000,
     "system_messages": 1_000,
     "long_title": 1_000,
+    "style_attribute": 80_000,
+    "repeated_selectors": 2_000,
+    "opening_phrases": 1_000,
 }
 
 

@@ -261,7 +261,7 @@ def chunk_relevance(
     qset = set(q)
     heads = [_head(t, common, qset) if subjects and subjects[i] and head_link > 0 else "" for i, t in enumerate(titles)]
     # a hub whose own name has the same head ("1991 Mr. Olympia" naming "Olympia") is naming itself
-    own_head = [_head(t, common, set()) for t in titles]
+    own_head = [_head(t, common, set()) for t in titles] if any(heads) else heads
     # other names a chunk gives its subject ("..., commonly known as the DISCLOSE Act"): the question or a hub
     # may use any of them
     alias_terms = [[a for a in (set(terms(x)) for x in aliases[i]) if a] if aliases else [] for i in range(n)]

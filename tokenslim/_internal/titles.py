@@ -241,6 +241,9 @@ _ALIAS = re.compile(
 )
 
 
+_SENTENCE_END = re.compile(r"[.!?](?:\s|$)(?=[A-Z\"“])")
+
+
 def lead_aliases(text: str, max_aliases: int = 3) -> list[str]:
     """Other names the text's first sentence gives its subject: ``"... commonly known as the DISCLOSE Act"``
     -> ``["DISCLOSE Act"]``, ``"..., known professionally as Nicki Minaj"`` -> ``["Nicki Minaj"]``.
@@ -249,7 +252,7 @@ def lead_aliases(text: str, max_aliases: int = 3) -> list[str]:
     people use; a question or another chunk may use either.
     """
     head = text[:400]
-    end = re.search(r"[.!?](?:\s|$)(?=[A-Z\"“])", head)
+    end = _SENTENCE_END.search(head)
     head = head[: end.end()] if end else head
     out = []
     for m in _ALIAS.finditer(head):

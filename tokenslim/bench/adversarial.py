@@ -83,6 +83,27 @@ def _long_title(n: int) -> dict[str, Any]:
     return {"chunks": [{"text": text, "metadata": {"title": title}}]}
 
 
+def _style_attribute(n: int) -> dict[str, Any]:
+    decl = "cursor:pointer;margin:(1px;width:calc(1px + (2px));"  # irrelevant, unbalanced and relevant declarations
+    style = (decl * (n // len(decl) + 1))[:n]
+    page = (f"<html><body><article><p style='{style}'>The bridge carries traffic.</p>"
+            f"<p style='{style}x'>Heavy traffic every day.</p></article></body></html>")
+    return {"chunks": [page]}
+
+
+def _repeated_selectors(n: int) -> dict[str, Any]:
+    rules = "".join(f"@media (min-width:{i}px){{.note, .n{i % 7}{{display:block}}}}" for i in range(n))
+    page = (f"<html><head><style>{rules}</style></head><body><article><p class='note'>The bridge carries "
+            "traffic.</p>" + "<div>\n  <p>\n  Heavy traffic.</p>\n</div>" * (n // 10) + "</article></body></html>")
+    return {"chunks": [page]}
+
+
+def _opening_phrases(n: int) -> dict[str, Any]:
+    # no titles: each chunk opens with a phrase before its subject and names an alias, then runs on
+    text = "In " + "a, " * 40 + "Bridge Works, known as the " + "Big " * 40 + "Span, carries traffic. " + "And more. " * 20
+    return {"chunks": [f"{text} Number {i}." for i in range(n)]}
+
+
 SHAPES: dict[str, Shape] = {
     s.name: s
     for s in (
@@ -96,6 +117,9 @@ SHAPES: dict[str, Shape] = {
         Shape("unclosed_a", "page ending in n '<a' without '>'", 20_000, _unclosed_a),
         Shape("system_messages", "n system messages, token budget 300", 4_000, _system_messages),
         Shape("long_title", "n sentences, n-word title, one chunk", 4_000, _long_title),
+        Shape("style_attribute", "HTML page, n-char style attributes", 80_000, _style_attribute),
+        Shape("repeated_selectors", "HTML page, n @media rules repeating a selector list", 4_000, _repeated_selectors),
+        Shape("opening_phrases", "n untitled chunks opening with a long phrase and an alias", 2_000, _opening_phrases),
     )
 }
 

@@ -571,11 +571,7 @@ class _Collector:
         if not selectors or node.content is None:
             return
         items = tinycss2.parse_blocks_contents(node.content, skip_comments=True, skip_whitespace=True)
-        decls = [
-            (d.lower_name if not d.name.startswith("--") else d.name, d.value, d.important)
-            for d in items
-            if d.type == "declaration" and (d.name.startswith("--") or d.lower_name in RELEVANT)
-        ]
+        decls = relevant_declarations(items)
         layer_index = self.layers.index(layer) if layer else -1
         if decls:
             for text, spec in selectors:
@@ -796,7 +792,7 @@ def _present_names(tree: Any) -> frozenset[str]:
     nodes = tree.css("[class]")
     try:
         classes = {node.attrs["class"] for node in nodes}
-    except KeyError:  # an element matched through a namespaced attribute: read them the slow way
+    except KeyError:  # never seen (lexbor matched [class], so the element has it): never a crash either
         classes = {node.attrs.get("class") for node in nodes}
     classes.discard(None)
     names = set(_ASCII_WS.split(" ".join(classes).lower()))  # HTML splits class lists on ASCII whitespace only
@@ -814,23 +810,32 @@ HINT_KEY = (0, -1, (0, 0, 0), -1)
 """Cascade key of presentational hints (``<font color>``, ``bgcolor``): below every author rule."""
 
 
-def parse_inline(style: str) -> dict[str, tuple[tuple, list]]:
-    """The relevant declarations of a ``style`` attribute, with their cascade keys.
+def relevant_declarations(items: list) -> list[tuple[str, list, bool]]:
+    """``(name, value tokens, important)`` of the declarations among parsed tinycss2 ``items`` whose
+    property can hide text (:data:`RELEVANT`; names lower-cased) or is a custom property (kept as written)."""
+    return [
+        (d.name if d.name.startswith("--") else d.lower_name, d.value, d.important)
+        for d in items
+        if d.type == "declaration" and (d.name.startswith("--") or d.lower_name in RELEVANT)
+    ]
 
-    A style that names no relevant property is not parsed at all, and irrelevant declarations of
-    a plain one are cut first (as :func:`prune` does in sheets), so tinycss2 tokenizes only what counts.
-    """
-    out: dict[str, tuple[tuple, list]] = {}
+
+def relevant_style_text(style: str) -> str:
+    """A ``style`` attribute without what cannot count, before tinycss2 tokenizes it: ``""`` when it
+    names no relevant property, else the style with its irrelevant plain declarations cut (as
+    :func:`prune` cuts them in sheets). Parsing the result gives the same relevant declarations."""
     if not _RELEVANT_TEXT.search(style):
-        return out
-    style = drop_spans(style, _irrelevant_declarations(style, 0, len(style)))
-    for d in tinycss2.parse_blocks_contents(style, skip_comments=True, skip_whitespace=True):
-        if d.type != "declaration":
-            continue
-        name = d.name if d.name.startswith("--") else d.lower_name
-        if name.startswith("--") or name in RELEVANT:
-            key = INLINE_KEY[d.important]
-            old = out.get(name)
-            if old is None or key >= old[0]:
-                out[name] = (key, d.value)
+        return ""
+    return drop_spans(style, _irrelevant_declarations(style, 0, len(style)))
+
+
+def parse_inline(style: str) -> dict[str, tuple[tuple, list]]:
+    """The relevant declarations of a ``style`` attribute, with their cascade keys."""
+    out: dict[str, tuple[tuple, list]] = {}
+    items = tinycss2.parse_blocks_contents(relevant_style_text(style), skip_comments=True, skip_whitespace=True)
+    for name, value, important in relevant_declarations(items):
+        key = INLINE_KEY[important]
+        old = out.get(name)
+        if old is None or key >= old[0]:
+            out[name] = (key, value)
     return out
