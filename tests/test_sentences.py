@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from tokenslim._internal.sentences import join_spans, split_sentences, split_spans
@@ -112,10 +112,15 @@ ATOMS = st.one_of(
 
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(PARAGRAPHS[:60]), ATOMS), min_size=1, max_size=4))
+@example([('Victoria Hanley is an American young adult fantasy novelist.  Her first three books, "The Seer And The'
+           ' Sword", "The Healer\'s Keep" and "The Light Of The Oracle" are companion books.', '"? X"')])  # cut mid-quote
 def test_property_atoms_never_split_and_spans_verbatim(parts: list[tuple[str, str]]) -> None:
     pieces = []
     for para, atom in parts:
-        pieces.append(f"{para[:120]} Then {atom} was noted. After that, More text.")
+        prefix = para[:120]
+        if prefix.count('"') % 2:  # cut inside a quotation: the atom's quotes would pair with its opener, not
+            prefix = prefix[: prefix.rfind('"')]  # with each other (no splitter can tell); keep the prefix well quoted
+        pieces.append(f"{prefix} Then {atom} was noted. After that, More text.")
     text = " ".join(pieces)
     spans = _check_spans(text)
     for _, atom in parts:
