@@ -96,6 +96,15 @@ def test_title_end_cuts_a_label_not_a_subject() -> None:
         ("AC/DC are an Australian rock band", "AC DC"),
         ("the cat sat", ""),
         ("The company said", ""),
+        # lower-case words up to the copula belong to the name they follow; no other words do
+        ("Seminole music is the music of the Seminole people", "Seminole music"),
+        ("The Falkland Islands official football team is a team", "The Falkland Islands official football team"),
+        ("The Falkland Islands is represented at the Games", "The Falkland Islands"),
+        ("Ellie Goulding worked with producers", "Ellie Goulding"),
+        ("Acme Corp also was a maker", "Acme Corp"),
+        ("Paris and the region were flooded", "Paris"),
+        # a preposition never opens a defined term
+        ("The following is a list of the 20 largest settlements", ""),
     ],
 )
 def test_lead_subject(text: str, subject: str) -> None:

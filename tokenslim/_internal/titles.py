@@ -137,6 +137,9 @@ _CAP_WORD = re.compile(r"[^\W\d_][\w'’.\-]*|\d[\w'’.\-]*", re.UNICODE)
 _DEFINITION = re.compile(
     r"^\s*(?:(?:the|an?)\s+)?([^\W_][^,;:.()\n]{0,80}?)\s*(?:\([^)]{0,120}\)\s*)?,?\s+(?:is|was|are|were|refers to)\s", re.I
 )
+# a name's lower-case continuation up to the copula of a definition ("Seminole music is ...",
+# "The Falkland Islands official football team is ...")
+_NOUN_TAIL = re.compile(r"[ \t]+((?:[a-z][a-z'’\-]*[ \t]+){1,3}?)(?=(?:is|are|was|were)\s)")
 # words that open an adverbial or subordinate phrase, never a name ("In 1998, ...", "Although ..., ..."):
 # prepositions, subordinating conjunctions and sentence adverbs (with any word ending in -ly)
 _OPENERS = frozenset(
@@ -168,6 +171,9 @@ def lead_subject(text: str, max_words: int = 8, common: set[str] | frozenset[str
     ``"Shirley Temple Black (April 23, 1928 – ...) was ..."`` -> ``"Shirley Temple Black"``;
     ``"Kiss and Tell is a 1945 film"`` -> ``"Kiss and Tell"``; ``"In 1990, the firm ..."`` -> ``""``
     (lower-case joiners such as *of*, *and*, *de* may sit inside, never at either end).
+    Up to three lower-case words between the name and the copula of a definition belong
+    to the subject: ``"Seminole music is the music of ..."`` -> ``"Seminole music"``, not
+    ``"Seminole"`` (a subject cut short names whatever shares its first word).
     Without a capitalised opening, the term a definition opens with:
     ``"The sousaphone ( ), is a brass instrument"`` -> ``"sousaphone"``.
     Encyclopedic, news and product text usually names its subject in the first words,
@@ -217,15 +223,22 @@ def _lead(text: str, max_words: int, common: set[str] | frozenset[str]) -> str:
         pos = m.end()
         if len(words) >= max_words:
             break
+    ends = len(words)
     while words and words[-1].lower() in _JOINERS:
         words.pop()
+    # (not after a dropped joiner: "Paris and the region were ..." names Paris and a region)
+    tail = _NOUN_TAIL.match(text, pos) if words and len(words) == ends < max_words else None
+    if tail and not set(tail.group(1).lower().split()) & (_FUNCTION_WORDS | _OPENERS | _JOINERS):
+        # "Seminole music is the music of ...": the lower-case words up to the copula belong to the subject
+        words.extend(tail.group(1).split()[: max_words - len(words)])
     if text[pos:].lstrip(" \t").startswith(":"):
         words = []  # "Grad A: ...": a speaker or field label, not a subject
     if len(words) == 1 and words[0].lower() in common:
         words = []  # "Lighthouse keepers ...": a capitalised common noun opening a sentence
     if not any(w[0].isupper() and w.lower() not in _JOINERS for w in words):
         m = _DEFINITION.match(text)
-        ok = m and len(m.group(1).split()) <= max_words and m.group(1).split()[0].lower() not in _FUNCTION_WORDS
+        # a preposition or function word never opens a defined term ("The following is a list ...")
+        ok = m and len(m.group(1).split()) <= max_words and m.group(1).split()[0].lower() not in _FUNCTION_WORDS | _OPENERS
         # "Young adult fiction or young adult literature (YA) is ...": the first of the names given
         return m.group(1).split(" or ")[0] if ok else ""  # type: ignore[union-attr]
     if 0 < nickname < len(words) - 1:
