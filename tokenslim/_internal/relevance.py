@@ -334,7 +334,6 @@ def bridge_scores(
     direct: Sequence[float],
     hubs: int = 2,
     min_share: float = 0.5,
-    aliases: Sequence[Sequence[str]] | None = None,
 ) -> list[float]:
     """How strongly each sentence links to one of the top chunks, in [0, 1].
 
@@ -356,14 +355,10 @@ def bridge_scores(
         direct: Relevance of each chunk to the question alone (``chunk_relevance(...).direct``).
         hubs: How many top chunks can be linked to.
         min_share: Share of a hub's title terms a sentence must contain to link.
-        aliases: Per chunk, other names its text gives its subject
-            (:func:`~tokenslim._internal.titles.lead_aliases`); a sentence naming one links
-            like naming the title ("Onika Tanya Maraj", known as "Nicki Minaj").
     """
     q = set(terms(query))
     top = sorted(range(len(direct)), key=lambda i: (-direct[i], i))[:hubs]
-    names = {h: [titles[h], *(aliases[h] if aliases else ())] for h in top}
-    links = [(h, set(terms(_PAREN.sub("", name))) - q) for h in top for name in names[h]]
+    links = [(h, set(terms(_PAREN.sub("", titles[h]))) - q) for h in top]
     links = [(h, t) for h, t in links if t]
     out = [0.0] * len(sentences)
     if not links:

@@ -138,7 +138,7 @@ def plan_compression(
     sent_rel = relevance_scores(query, scored, relevance, extra_terms=[title_terms[i] for i, _ in units], embeddings=embeddings)
     want = _answer_pattern(query)
     bridge = (
-        bridge_scores(query, scored, [i for i, _ in units], chunk_titles, chunk_rel, direct_rel, aliases=aliases)
+        bridge_scores(query, scored, [i for i, _ in units], chunk_titles, chunk_rel, direct_rel)
         if bridge_weight > 0
         else [0.0] * len(units)
     )
