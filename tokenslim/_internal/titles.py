@@ -155,6 +155,8 @@ _FUNCTION_WORDS = frozenset(
     what which who whom whose when where why how not no yes if then than so but or because as""".split()
 )
 _JOINERS = frozenset("of the and for de la le du von van der den di da del y & in on at to a an".split())
+_NOT_NOUN = _FUNCTION_WORDS | _OPENERS  # never the first word of a defined term
+_NOT_IN_NAME = _NOT_NOUN | _JOINERS  # never between a name and its copula
 
 
 def lowercase_words(texts: Sequence[str]) -> set[str]:
@@ -228,7 +230,7 @@ def _lead(text: str, max_words: int, common: set[str] | frozenset[str]) -> str:
         words.pop()
     # (not after a dropped joiner: "Paris and the region were ..." names Paris and a region)
     tail = _NOUN_TAIL.match(text, pos) if words and len(words) == ends < max_words else None
-    if tail and not set(tail.group(1).lower().split()) & (_FUNCTION_WORDS | _OPENERS | _JOINERS):
+    if tail and _NOT_IN_NAME.isdisjoint(tail.group(1).lower().split()):
         # "Seminole music is the music of ...": the lower-case words up to the copula belong to the subject
         words.extend(tail.group(1).split()[: max_words - len(words)])
     if text[pos:].lstrip(" \t").startswith(":"):
@@ -238,7 +240,7 @@ def _lead(text: str, max_words: int, common: set[str] | frozenset[str]) -> str:
     if not any(w[0].isupper() and w.lower() not in _JOINERS for w in words):
         m = _DEFINITION.match(text)
         # a preposition or function word never opens a defined term ("The following is a list ...")
-        ok = m and len(m.group(1).split()) <= max_words and m.group(1).split()[0].lower() not in _FUNCTION_WORDS | _OPENERS
+        ok = m and len(m.group(1).split()) <= max_words and m.group(1).split()[0].lower() not in _NOT_NOUN
         # "Young adult fiction or young adult literature (YA) is ...": the first of the names given
         return m.group(1).split(" or ")[0] if ok else ""  # type: ignore[union-attr]
     if 0 < nickname < len(words) - 1:
