@@ -159,6 +159,14 @@ _NOT_NOUN = _FUNCTION_WORDS | _OPENERS  # never the first word of a defined term
 _NOT_IN_NAME = _NOT_NOUN | _JOINERS  # never between a name and its copula
 
 
+def _trim_joiners(words: list[str]) -> list[str]:
+    """``words`` without the joiners (*of*, *the*, *and*, ...) at its end: a name never ends with one."""
+    end = len(words)
+    while end and words[end - 1].lower() in _JOINERS:
+        end -= 1
+    return words[:end]
+
+
 def lowercase_words(texts: Sequence[str]) -> set[str]:
     """Words written in lower case somewhere in ``texts``: common nouns, not names (for :func:`lead_subject`)."""
     return {w for t in texts for w in _LOWER_WORD.findall(t)}
@@ -226,8 +234,7 @@ def _lead(text: str, max_words: int, common: set[str] | frozenset[str]) -> str:
         if len(words) >= max_words:
             break
     ends = len(words)
-    while words and words[-1].lower() in _JOINERS:
-        words.pop()
+    words = _trim_joiners(words)
     # (not after a dropped joiner: "Paris and the region were ..." names Paris and a region)
     tail = _NOUN_TAIL.match(text, pos) if words and len(words) == ends < max_words else None
     if tail and _NOT_IN_NAME.isdisjoint(tail.group(1).lower().split()):
@@ -271,11 +278,8 @@ def lead_aliases(text: str, max_aliases: int = 3) -> list[str]:
     head = head[: end.end()] if end else head
     out = []
     for m in _ALIAS.finditer(head):
-        words = (m.group(1) or m.group(2) or "").strip(" .,;").split()
-        while words and words[-1].lower() in _JOINERS:
-            words.pop()
-        name = " ".join(words)
-        if name and any(ch.isupper() or ch.isdigit() for ch in name[:1]) and name not in out:
+        name = " ".join(_trim_joiners((m.group(1) or m.group(2) or "").strip(" .,;").split()))
+        if name and (name[0].isupper() or name[0].isdigit()) and name not in out:
             out.append(name)
         if len(out) >= max_aliases:
             break
