@@ -49,4 +49,4 @@ def test_the_wheel_ships_the_relevance_model(tmp_path):
     )
     wheel = next(tmp_path.glob("tokenslim-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
-    assert "tokenslim/_internal/relevance_model.json" in names
+    assert "tokenslim/_internal/relevance_model.json" in names and "tokenslim/_internal/lang/en.json" in names

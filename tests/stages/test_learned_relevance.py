@@ -109,14 +109,23 @@ def test_a_plugged_scorer_is_asked_and_moves_the_decision() -> None:
             calls.append((query, list(texts)))
             return [1.0 if "zebra" in t else 0.0 for t in texts]
 
-    chunks = [Chunk("Alpha beta gamma delta. The zebra is striped. Epsilon zeta eta.", id="a"), Chunk("Theta iota kappa. Lambda mu nu.", id="b")]
+    chunks = [
+        Chunk("Animals with stripes come in many kinds. The zebra is black and white. Stripes confuse flies.", id="a"),
+        Chunk("Which animal has stripes is a question children ask. Tigers have stripes too. Stripes help animals hide.", id="b"),
+    ]
     cand_spy = candidates("which animal has stripes?", chunks, len, relevance=Spy())
     cand_bm25 = candidates("which animal has stripes?", chunks, len)
     assert calls and calls[0][0] == "which animal has stripes?" and any("zebra" in t for t in calls[0][1])
     col = FEATURES.index("sent_rel")
     zebra = next(k for k, t in enumerate(cand_spy.texts) if "zebra" in t)
     assert cand_spy.features[zebra, col] == 1.0 and cand_bm25.features[zebra, col] == 0.0
-    assert load_model().predict(cand_spy.features)[zebra] > load_model().predict(cand_bm25.features)[zebra]
+    p_spy, p_bm25 = load_model().predict(cand_spy.features), load_model().predict(cand_bm25.features)
+    assert p_spy[zebra] > p_bm25[zebra]
+    # in the stage, the scorer's score is also mixed into the probability (scorer_weight=1.0)
+    top = dict(max_tokens=12, min_tokens=0, recall=0.5)
+    with_spy = _run(CompressDocuments(relevance=Spy(), **top), "which animal has stripes?", chunks)
+    plain = _run(CompressDocuments(**top), "which animal has stripes?", chunks)
+    assert "zebra" in with_spy.context_text() and "zebra" not in plain.context_text()
 
 
 def test_a_scorer_by_import_path_round_trips_through_a_config() -> None:

@@ -17,20 +17,23 @@ import math
 import re
 from typing import TYPE_CHECKING, Sequence
 
+from tokenslim._internal.lang import words
 from tokenslim._internal.relevance import bm25_scores, normalize, terms
 
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["FEATURES", "HOPS", "sentence_features", "hop_chain"]
+__all__ = ["FEATURES", "HOPS", "YEAR", "ANAPHOR", "sentence_features", "hop_chain"]
 
 HOPS = 3
 """Hops :func:`hop_chain` follows past the chunk the question points at (MuSiQue asks up to 4)."""
 _EXPANSION_TERMS = 24
-_YEAR = re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})s?\b|\b[0-9]{1,2}(?:st|nd|rd|th)[ -](?:century|millennium)\b", re.I)
+YEAR = re.compile(
+    r"\b(?:1[0-9]{3}|20[0-9]{2})s?\b|\b[0-9]{1,2}(?:st|nd|rd|th)[ -](?:" + "|".join(sorted(words("date_units"))) + r")\b", re.I
+)
 _DIGIT = re.compile(r"\d")
 _CAPITAL = re.compile(r"(?<=[\w,;:)] )[A-Z][\w'’-]+")
-_ANAPHOR = re.compile(r"^[\"'“(]?(?:he|she|it|they|his|her|its|their|this|these|those|there)\b", re.I)
+ANAPHOR = re.compile(r"^[\"'“(]?(?:" + "|".join(sorted(words("anaphors"))) + r")\b", re.I)
 
 FEATURES: tuple[str, ...] = (
     "sent_rel",  # the sentence's own relevance (BM25 with its title, embeddings, or a plugged scorer), max-normalised
@@ -203,7 +206,7 @@ def sentence_features(
             if c != i and tt:
                 names = max(names, len(tt & bag) / len(tt))
         caps = set(terms(" ".join(_CAPITAL.findall(text))))
-        has_date = bool(_YEAR.search(text))
+        has_date = bool(YEAR.search(text))
         has_number = bool(_DIGIT.search(text))
         rows[k] = (
             sent_rel[k],
@@ -227,7 +230,7 @@ def sentence_features(
             min(j, 5) / 5.0,
             j / max(chunk_sizes[i], 1),
             math.log1p(len(sent_terms[k])) / 5.0,
-            1.0 if _ANAPHOR.match(text) else 0.0,
+            1.0 if ANAPHOR.match(text) else 0.0,
             1.0 if wants_date else 0.0,
             1.0 if wants_number else 0.0,
             1.0 if has_date else 0.0,

@@ -17,6 +17,7 @@ import threading
 import unicodedata
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol, Sequence, runtime_checkable
 
+from tokenslim._internal.lang import words
 from tokenslim.errors import InputError, MissingDependency
 
 if TYPE_CHECKING:
@@ -118,15 +119,7 @@ def scorer_scores(scorer: RelevanceScorer, query: str, texts: Sequence[str]) -> 
     return [(v - low) / (high - low) for v in values]
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
-_STOPWORDS = frozenset(
-    """a about above after again against all also am an and any are as at be because been before being below
-    between both but by can could did do does doing down during each few for from further had has have having he
-    her here hers herself him himself his how i if in into is it its itself just me more most my myself no nor not
-    now of off on once only or other our ours ourselves out over own same she should so some such than that the
-    their theirs them themselves then there these they this those through to too under until up very was we were
-    what when where which while who whom whose why will with would you your yours yourself yourselves
-    s t d ll m re ve""".split()
-)
+_STOPWORDS = words("stopwords")
 
 _model_lock = threading.Lock()
 _model: Any = None

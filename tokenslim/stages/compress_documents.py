@@ -9,7 +9,9 @@ from typing import TYPE_CHECKING, Callable, Sequence
 
 from tokenslim._chunk import Chunk
 from tokenslim._internal.embeddings import EmbeddingSource
-from tokenslim._internal.features import FEATURES, sentence_features
+from tokenslim._internal.features import ANAPHOR as _ANAPHOR
+from tokenslim._internal.features import FEATURES, YEAR, sentence_features
+from tokenslim._internal.lang import phrases_pattern, words
 from tokenslim._internal.relevance import (
     Relevance,
     RelevanceScorer,
@@ -36,7 +38,6 @@ _RELEVANCE = ("bm25", "embedding", "hybrid")
 MAX_TITLE_TERMS = 32
 """Title terms indexed with each sentence for sentence relevance (the first 32); longer
 titles are cut so a huge title costs linear, not sentences x title, time and memory."""
-_ANAPHOR = re.compile(r"^[\"'“(]?(?:he|she|it|they|his|her|its|their|this|these|those|there)\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -190,6 +191,7 @@ def plan_compression(
     retriever_weight: float,
     anaphora: bool,
     relevance: "Relevance | RelevanceScorer",
+    scorer_weight: float = 1.0,
     title_keys: Sequence[str] | None = None,
     embeddings: EmbeddingSource | None = None,
     titles: Sequence[str] | None = None,
@@ -200,7 +202,8 @@ def plan_compression(
     Each candidate sentence gets the learned model's probability of being needed
     (:mod:`tokenslim._internal.scorer`, from :func:`candidates`' features); with
     ``retriever_weight > 0`` and retriever scores on every chunk, the probability is mixed
-    with the chunk's retriever rank. Then:
+    with the chunk's retriever rank, and with a plugged scorer (``relevance=`` an object or import
+    path) it is mixed with that scorer's normalised score at ``scorer_weight``. Then:
 
     * ``ratio=None`` (the default): every sentence whose probability reaches the threshold
       that kept ``recall`` of the needed sentences on held-out training questions is kept,
@@ -244,6 +247,9 @@ def plan_compression(
     if retriever_weight > 0 and all(s is not None for s in scores):
         col = FEATURES.index("retriever")
         prob = [(p + retriever_weight * float(cand.features[k, col])) / (1.0 + retriever_weight) for k, p in enumerate(prob)]
+    if scorer_weight > 0 and not (isinstance(relevance, str) and ":" not in relevance):
+        col = FEATURES.index("sent_rel")
+        prob = [(p + scorer_weight * float(cand.features[k, col])) / (1.0 + scorer_weight) for k, p in enumerate(prob)]
     cost = [count(t) for t in texts]
     index = {u: k for k, u in enumerate(units)}
     order = sorted(range(len(units)), key=lambda k: (-prob[k], k))
@@ -355,13 +361,10 @@ def _with_segments(
     return [r if g < 0 else (r + line_rel[g]) / 2 for r, g in zip(sent_rel, line_of)]
 
 
-_WHEN = re.compile(r"\b(?:when|what (?:year|date|decade|century)|which year|how long ago)\b", re.I)
-_HOW_MANY = re.compile(
-    r"\bhow (?:many|much|long|old|tall|far|big|large|high|deep|wide)\b|\bwhat (?:number|percentage|amount|population)\b",
-    re.I,
-)
-_YEAR_OR_DATE = re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})s?\b|\b[0-9]{1,2}(?:st|nd|rd|th)[ -](?:century|millennium)\b", re.I)
-_NUMBER = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|hundred|thousand|million|billion)\b", re.I)
+_WHEN = phrases_pattern("date_questions")
+_HOW_MANY = phrases_pattern("number_questions")
+_YEAR_OR_DATE = YEAR
+_NUMBER = re.compile(r"\d|\b(?:" + "|".join(sorted(words("number_words"))) + r")\b", re.I)
 
 
 def _answer_pattern(query: str) -> "re.Pattern[str] | None":
@@ -425,6 +428,9 @@ class CompressDocuments(BaseStage):
             scorer: any object with ``score(query, texts) -> list[float]`` (a cross-encoder,
             an embedding model), or its import path ``"package.module:Class"`` (built with
             no arguments; a config can save it); its scores are min-max normalised per request.
+        scorer_weight: With your own scorer, the model's probability is mixed with its score
+            at this weight (the model was trained with BM25 in that feature and would
+            otherwise under-use a stronger scorer). Default 1.0; 0 uses it as a feature only.
         model: Path of a relevance model file written by ``scripts/train_relevance.py``, or
             ``None`` for the shipped one.
         title_keys: Metadata keys holding a chunk's title, in order (default
@@ -446,6 +452,7 @@ class CompressDocuments(BaseStage):
         retriever_weight: float = 0.0,
         anaphora: bool = True,
         relevance: "Relevance | RelevanceScorer" = "bm25",
+        scorer_weight: float = 1.0,
         model: str | None = None,
         title_keys: Sequence[str] = TITLE_KEYS,
     ) -> None:
@@ -459,6 +466,7 @@ class CompressDocuments(BaseStage):
         self.retriever_weight = retriever_weight
         self.anaphora = anaphora
         self.relevance = relevance
+        self.scorer_weight = scorer_weight
         self.model = model
         self.title_keys = title_keys
 
@@ -490,7 +498,7 @@ class CompressDocuments(BaseStage):
             self,
             f"min_chunk_tokens must be an int >= 0, got {self.min_chunk_tokens!r}",
         )
-        for name in ("title_weight", "hop_weight", "retriever_weight"):
+        for name in ("title_weight", "hop_weight", "retriever_weight", "scorer_weight"):
             value = getattr(self, name)
             check(isinstance(value, num) and value >= 0, self, f"{name} must be a number >= 0, got {value!r}")
         check(
@@ -523,6 +531,7 @@ class CompressDocuments(BaseStage):
             retriever_weight=self.retriever_weight,
             anaphora=self.anaphora,
             relevance=self.relevance,
+            scorer_weight=self.scorer_weight,
             title_keys=self.title_keys,
             model=load_model(self.model) if self.model else None,
             embeddings=result.embeddings,
