@@ -22,14 +22,15 @@ Never pass dev or test questions of HotpotQA, 2WikiMultihopQA or MuSiQue beyond 
 The model (standardisation + an MLP with one hidden layer, scikit-learn, seed 0) is written
 to ``tokenslim/_internal/relevance_model.json`` with a recall table: out-of-fold
 probabilities (5 folds grouped by question) give, for each target share of needed
-sentences, the threshold that kept it. ``--report`` also prints leave-one-dataset-out
-sentence recall and kept share at the default recall, the honest figure for data the
-model never saw.
+sentences, the threshold that kept it. A second pass (same form) reads the features plus
+the first pass's probabilities in context (the best probability in the sentence's chunk,
+its neighbours', the chunks it names), fitted on out-of-fold first-pass probabilities.
+``--exclude DATASET`` leaves a dataset out, to measure on data the model never saw.
 
 Usage::
 
     pip install scikit-learn
-    python scripts/train_relevance.py --shared [--musique F] [--hotpot F] [--twowiki F] [--report]
+    python scripts/train_relevance.py --shared [--musique F] [--hotpot F] [--twowiki F] [--exclude D]
 """
 
 from __future__ import annotations
@@ -50,13 +51,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tokenslim import Chunk  # noqa: E402
-from tokenslim._internal.features import FEATURES  # noqa: E402
-from tokenslim._internal.scorer import MODEL_PATH, model_from_dict  # noqa: E402
+from tokenslim._internal.features import CONTEXT_FEATURES, FEATURES, context_features  # noqa: E402
+from tokenslim._internal.scorer import MODEL_PATH, _net  # noqa: E402
 from tokenslim.bench import datasets as D  # noqa: E402
 from tokenslim.bench.metrics import contains_answer, span_answers  # noqa: E402
 from tokenslim.stages.compress_documents import candidates  # noqa: E402
 
-SHAPES = ("metadata_title", "title_in_text", "no_title")
+SHAPES = ("metadata_title", "title_in_text", "no_title", "open")
 RECALLS = (0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.925, 0.95, 0.965, 0.975, 0.985, 0.99, 0.995)
 
 
@@ -134,11 +135,18 @@ def musique_questions(path: Path) -> list[Question]:
         elif "paragraphs" in row:
             if row.get("answerable") is False:
                 continue
-            paras = [
-                {"title": p["title"], "sentences": split_sentences(p["paragraph_text"]), "gold": None, "supporting": bool(p["is_supporting"])}
-                for p in row["paragraphs"]
-            ]
+            # paragraph labels: the needed sentences of a supporting paragraph are those holding the answer
+            # of the hop it supports (question_decomposition), and its first (it names the subject)
+            hop_answers: dict[int, list[str]] = defaultdict(list)
+            for step in row.get("question_decomposition", []):
+                hop_answers[int(step["paragraph_support_idx"])].append(step["answer"])
             answers = [row["answer"]] + list(row.get("answer_aliases", []))
+            paras = []
+            for k, p in enumerate(row["paragraphs"]):
+                sents = split_sentences(p["paragraph_text"])
+                golds = span_answers(hop_answers.get(int(p.get("idx", k)), []) + answers)
+                gold = {j for j, x in enumerate(sents) if j == 0 or contains_answer(x, golds)} if p["is_supporting"] else set()
+                paras.append({"title": p["title"], "sentences": sents, "gold": gold, "supporting": bool(p["is_supporting"])})
             out.append(Question(str(row.get("id", i)), "musique", row["question"], answers, paras))
     return out
 
@@ -147,7 +155,7 @@ def wiki_questions(path: Path, dataset: str) -> list[Question]:
     """HotpotQA / 2WikiMultihopQA train in the original layout (context [[title, sentences]], supporting_facts)."""
     out = []
     for i, row in enumerate(_read_any(path)):
-        ctx = row["context"]
+        ctx = row.get("context") or [[p["title"], p["sentences"]] for p in row["paragraphs"]]
         if isinstance(ctx, dict):  # the datasets-library layout
             pairs = list(zip(ctx["title"], ctx.get("sentences") or ctx.get("content")))
         else:
@@ -162,6 +170,35 @@ def wiki_questions(path: Path, dataset: str) -> list[Question]:
         answers = [answer] if isinstance(answer, str) else list(row.get("golden_answers", []))
         out.append(Question(str(row.get("_id", row.get("id", i))), dataset, row["question"], answers, paras))
     return out
+
+
+def prograph_twowiki(questions_path: Path, docs_path: Path, out: Path) -> None:
+    """Rebuild per-question candidate paragraphs for a 2WikiMultihopQA train file stored as questions plus
+    one deduplicated paragraph pool in question order (hanzhizhz/prograph's ``train_data.json`` +
+    ``full_docs.json``): each question gets the pool's block from its first new gold paragraph (up to 12,
+    topped up to 6 non-supporting) plus every gold paragraph; labels are the exact supporting facts.
+    Writes JSONL in the layout :func:`wiki_questions` reads."""
+    qs = json.loads(questions_path.read_text(encoding="utf-8"))
+    docs = json.loads(docs_path.read_text(encoding="utf-8"))
+    pos = {d["title"]: i for i, d in enumerate(docs)}
+    starts, prev = [], -1
+    for ex in qs:
+        later = sorted(p for p in (pos[t] for t, _ in ex["supporting_facts"]) if p > prev)
+        prev = later[0] if later else prev + 1
+        starts.append(prev)
+    starts.append(len(docs))
+    with out.open("w", encoding="utf-8") as f:
+        for n, ex in enumerate(qs):
+            gold = {t for t, _ in ex["supporting_facts"]}
+            idx = list(range(starts[n], min(starts[n + 1], starts[n] + 12)))
+            nxt = starts[n + 1]
+            while sum(docs[k]["title"] not in gold for k in idx) < 6 and nxt < len(docs):
+                idx.append(nxt)
+                nxt += 1
+            idx = sorted(set(idx) | {pos[t] for t in gold})
+            paras = [{"title": docs[k]["title"], "sentences": docs[k]["content"]} for k in idx]
+            row = {"id": ex["id"], "question": ex["question"], "answer": ex["answer"], "supporting_facts": ex["supporting_facts"], "paragraphs": paras}
+            f.write(json.dumps(row, ensure_ascii=False) + "\n")
 
 
 def _chunks(q: Question, shape: str) -> tuple[list[Chunk], list[list[tuple[int, int, bool]]]]:
@@ -187,7 +224,7 @@ def _chunks(q: Question, shape: str) -> tuple[list[Chunk], list[list[tuple[int, 
 
 
 def _needed(q: Question, p: dict[str, Any], j: int, sentence: str) -> bool:
-    if not p["supporting"]:
+    if not p.get("supporting"):
         return False
     if p["gold"] is not None:
         return j in p["gold"]
@@ -195,16 +232,64 @@ def _needed(q: Question, p: dict[str, Any], j: int, sentence: str) -> bool:
     return j == 0 or contains_answer(sentence, span_answers(q.answers))
 
 
-def rows(questions: list[Question], shapes: tuple[str, ...] = SHAPES) -> tuple[np.ndarray, np.ndarray, list[str], list[str]]:
-    """Feature rows, labels, and per row its question id and dataset."""
+def open_retrieval(questions: list[Question], k: int = 20) -> dict[str, tuple[list[Chunk], list[list[tuple[int, int, bool]]]]]:
+    """Each question's BM25 top-``k`` over the pooled paragraphs of every question of its dataset, as a
+    retriever would return them (scores in ``Chunk.score``, titles in metadata); needed sentences are
+    those of the question's own supporting paragraphs that made the top ``k``."""
+    from rank_bm25 import BM25Okapi
+
+    from tokenslim._internal.relevance import terms
+
+    out: dict[str, tuple[list[Chunk], list[list[tuple[int, int, bool]]]]] = {}
+    by_set: dict[str, list[Question]] = defaultdict(list)
+    for q in questions:
+        by_set[q.dataset].append(q)
+    for qs in by_set.values():
+        pool: dict[tuple[str, str], int] = {}
+        paras: list[tuple[str, list[str]]] = []
+        for q in qs:
+            for p in q.paragraphs:
+                key = (p["title"], " ".join(p["sentences"]))
+                if key not in pool and key[1].strip():
+                    pool[key] = len(paras)
+                    paras.append((p["title"], [x for x in p["sentences"] if x.strip()]))
+        bm = BM25Okapi([terms(t + " " + " ".join(x)) or [""] for t, x in paras])
+        for q in qs:
+            scores = bm.get_scores(terms(q.question))
+            best = sorted(range(len(paras)), key=lambda i: (-scores[i], i))[:k]
+            own = {(p["title"], " ".join(p["sentences"])): p for p in q.paragraphs}
+            chunks, gold = [], []
+            for i in best:
+                title, sents = paras[i]
+                p = own.get((title, " ".join(sents)))
+                spans, pos = [], 0
+                for j, x in enumerate(sents):
+                    pos += 1 if j else 0
+                    spans.append((pos, pos + len(x), bool(p) and _needed(q, p, j, x)))
+                    pos += len(x)
+                chunks.append(Chunk(text=" ".join(sents), id=f"w{i}", score=float(scores[i]), metadata={"title": title}))
+                gold.append(spans)
+            out[q.qid] = (chunks, gold)
+    return out
+
+
+Layout = tuple[int, int, list[int], list[int], list[str], list[str]]
+
+
+def rows(questions: list[Question], shapes: tuple[str, ...] = SHAPES) -> tuple[np.ndarray, np.ndarray, list[str], list[str], list[Layout]]:
+    """Feature rows, labels, per row its question id and dataset, and per request its rows' range and
+    layout (what the model's second pass reads: :meth:`Candidates.layout`)."""
     xs, ys, groups, sets = [], [], [], []
+    layouts: list[Layout] = []
     count = lambda t: max(1, len(t) // 4)  # noqa: E731  features do not read token counts; sizes only gate chunks
+    retrieved = open_retrieval(questions) if "open" in shapes else {}
     for q in questions:
         for shape in shapes:
-            chunks, gold = _chunks(q, shape)
+            chunks, gold = retrieved[q.qid] if shape == "open" else _chunks(q, shape)
             cand = candidates(q.question, chunks, count)
             if not cand.units:
                 continue
+            layouts.append((len(ys), len(ys) + len(cand.units), *cand.layout()))
             for (i, j), row in zip(cand.units, cand.features):
                 a, b = cand.spans[i][j]
                 label = any(ga < b and a < gb and need for ga, gb, need in gold[i])
@@ -212,7 +297,15 @@ def rows(questions: list[Question], shapes: tuple[str, ...] = SHAPES) -> tuple[n
                 ys.append(1 if label else 0)
                 groups.append(q.qid)
                 sets.append(q.dataset)
-    return np.asarray(xs), np.asarray(ys), groups, sets
+    return np.asarray(xs), np.asarray(ys), groups, sets, layouts
+
+
+def with_context(x: np.ndarray, p: np.ndarray, layouts: list[Layout]) -> np.ndarray:
+    """The second pass's input: the features plus :func:`context_features` of first-pass probabilities ``p``."""
+    ctx = np.zeros((len(x), len(CONTEXT_FEATURES)))
+    for a, b, owners, positions, sentences, titles in layouts:
+        ctx[a:b] = context_features([float(v) for v in p[a:b]], owners, positions, sentences, titles)
+    return np.hstack([x, ctx])
 
 
 def _weights(sets: list[str], y: np.ndarray) -> np.ndarray:
@@ -225,7 +318,7 @@ def _weights(sets: list[str], y: np.ndarray) -> np.ndarray:
     return np.asarray([n / (k * per[s]) for s in sets])
 
 
-def fit(x: np.ndarray, y: np.ndarray, w: np.ndarray, seed: int, hidden: int) -> dict[str, Any]:
+def fit(x: np.ndarray, y: np.ndarray, w: np.ndarray, seed: int, hidden: int, names: tuple[str, ...] = FEATURES) -> dict[str, Any]:
     from sklearn.neural_network import MLPClassifier
 
     mean = x.mean(axis=0)
@@ -234,7 +327,7 @@ def fit(x: np.ndarray, y: np.ndarray, w: np.ndarray, seed: int, hidden: int) -> 
     clf = MLPClassifier(hidden_layer_sizes=(hidden,), alpha=1e-3, max_iter=400, random_state=seed, early_stopping=False)
     clf.fit((x - mean) / scale, y, sample_weight=w)
     layers = [[_round(c), _round(b)] for c, b in zip(clf.coefs_, clf.intercepts_)]
-    return {"features": list(FEATURES), "mean": _round(mean), "scale": _round(scale), "layers": layers}
+    return {"features": list(names), "mean": _round(mean), "scale": _round(scale), "layers": layers}
 
 
 def _round(a: np.ndarray) -> Any:
@@ -261,14 +354,18 @@ def main() -> None:
     ap.add_argument("--musique", type=Path, action="append", default=[])
     ap.add_argument("--hotpot", type=Path, action="append", default=[])
     ap.add_argument("--twowiki", type=Path, action="append", default=[])
+    ap.add_argument("--prograph-twowiki", nargs=3, type=Path, metavar=("QUESTIONS", "DOCS", "OUT"),
+                    help="only convert a pooled 2Wiki train file to JSONL (see prograph_twowiki) and exit")
     ap.add_argument("--limit", type=int, default=None, help="at most this many questions per source (file or shared set)")
     ap.add_argument("--folds", type=int, default=5, help="folds for the out-of-fold recall table")
     ap.add_argument("--hidden", type=int, default=24)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--exclude", action="append", default=[], help="leave this dataset out (hotpotqa, twowiki, musique, ...)")
-    ap.add_argument("--report", action="store_true", help="leave-one-dataset-out figures")
     ap.add_argument("--out", type=Path, default=MODEL_PATH)
     args = ap.parse_args()
+    if args.prograph_twowiki:
+        prograph_twowiki(*args.prograph_twowiki)
+        return
     random.seed(args.seed)
     np.random.seed(args.seed)
     questions: list[Question] = []
@@ -295,35 +392,33 @@ def main() -> None:
     if not questions:
         ap.error("no training data: pass --shared and/or train files")
     t0 = time.perf_counter()
-    x, y, groups, sets = rows(questions)
+    x, y, groups, sets, layouts = rows(questions)
     print(f"{len(questions)} questions -> {len(y)} sentence rows ({y.mean():.1%} needed) in {time.perf_counter() - t0:.0f} s", flush=True)
     w = _weights(sets, y)
     from sklearn.model_selection import GroupKFold
 
-    oof = np.zeros(len(y))
-    for train, test in GroupKFold(n_splits=args.folds).split(x, y, groups):
-        model = model_from_dict({**fit(x[train], y[train], w[train], args.seed, args.hidden), "recall_table": [[0.5, 0.5]]})
-        oof[test] = model.predict(x[test])
-    table = recall_table(oof, y, w)
+    folds = list(GroupKFold(n_splits=args.folds).split(x, y, groups))
+    # first pass: out-of-fold probabilities, so the second pass learns from numbers like those it will see
+    oof1 = np.zeros(len(y))
+    for train, test in folds:
+        oof1[test] = _net(fit(x[train], y[train], w[train], args.seed, args.hidden))(x[test])
+    x2 = with_context(x, oof1, layouts)
+    both = FEATURES + CONTEXT_FEATURES
+    oof2 = np.zeros(len(y))
+    for train, test in folds:
+        oof2[test] = _net(fit(x2[train], y[train], w[train], args.seed, args.hidden, both))(x2[test])
+    table = recall_table(oof2, y, w)
     data = fit(x, y, w, args.seed, args.hidden)
+    data["second"] = fit(x2, y, w, args.seed, args.hidden, both)
     data["recall_table"] = table
     data["meta"] = {"trained_on": sources, "rows": int(len(y)), "questions": len(questions), "hidden": args.hidden, "seed": args.seed}
     args.out.write_text(json.dumps(data, separators=(",", ":")) + "\n", encoding="utf-8")
-    print("recall table (out-of-fold):", ", ".join(f"{r:g}->{t:.3f}" for r, t in table))
+    for name, oof in (("first pass", oof1), ("second pass", oof2)):
+        t = recall_table(oof, y, w)
+        kept = {r: float((oof >= th).mean()) for r, th in t}
+        print(f"{name} (out-of-fold): sentences kept for recall 0.9 / 0.95: {kept[0.9]:.1%} / {kept[0.95]:.1%}")
+    print("recall table (out-of-fold, second pass):", ", ".join(f"{r:g}->{t:.3f}" for r, t in table))
     print(f"wrote {args.out} ({args.out.stat().st_size / 1024:.0f} KiB)")
-    if args.report:
-        ds = sorted(set(sets))
-        arr = np.asarray(sets)
-        for d in ds:
-            held = arr == d
-            m = model_from_dict({**fit(x[~held], y[~held], w[~held], args.seed, args.hidden), "recall_table": table})
-            p = m.predict(x[held])
-            for r in (0.9, 0.95):
-                t = m.threshold(r)
-                kept = p >= t
-                rec = (kept & (y[held] == 1)).sum() / max(1, (y[held] == 1).sum())
-                print(f"held out {d}: target recall {r}: needed sentences kept {rec:.1%}, sentences kept {kept.mean():.1%}")
-
 
 if __name__ == "__main__":
     main()

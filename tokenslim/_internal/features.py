@@ -23,7 +23,7 @@ from tokenslim._internal.relevance import bm25_scores, normalize, terms
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["FEATURES", "HOPS", "YEAR", "ANAPHOR", "sentence_features", "hop_chain"]
+__all__ = ["FEATURES", "CONTEXT_FEATURES", "HOPS", "YEAR", "ANAPHOR", "sentence_features", "context_features", "hop_chain"]
 
 HOPS = 3
 """Hops :func:`hop_chain` follows past the chunk the question points at (MuSiQue asks up to 4)."""
@@ -241,3 +241,70 @@ def sentence_features(
             log_chunks,
         )
     return rows
+
+
+CONTEXT_FEATURES: tuple[str, ...] = (
+    "p",  # the first pass's probability for the sentence
+    "p_rank",  # 1 / (1 + its rank by p among the request's sentences)
+    "chunk_max",  # the best first-pass probability in its chunk (is the chunk needed?)
+    "chunk_max_rank",  # 1 / (1 + rank of its chunk by chunk_max)
+    "chunk_mean",  # mean first-pass probability of its chunk's sentences
+    "rank_in_chunk",  # 1 / (1 + its rank by p within its chunk)
+    "prev_p",  # the previous sentence's p (0 for a first sentence)
+    "next_p",  # the next sentence's p (0 for a last sentence)
+    "names_needed",  # the sentence names the title of another chunk the first pass found needed, times its chunk_max
+)
+
+
+def context_features(
+    p: Sequence[float], owners: Sequence[int], positions: Sequence[int], sentences: Sequence[str], titles: Sequence[str]
+) -> "np.ndarray":
+    """Second-pass features from the first pass's probabilities (:data:`CONTEXT_FEATURES` order).
+
+    A sentence of a chunk the first pass finds needed is itself more likely needed, and so is a
+    sentence naming such a chunk's subject (the link to the next hop); the second pass learns how
+    much, from out-of-fold first-pass probabilities (``scripts/train_relevance.py``).
+    """
+    import numpy as np
+
+    n = len(p)
+    out = np.zeros((n, len(CONTEXT_FEATURES)), dtype=np.float64)
+    if n == 0:
+        return out
+    by_chunk: dict[int, list[int]] = {}
+    for k, i in enumerate(owners):
+        by_chunk.setdefault(i, []).append(k)
+    cmax = {i: max(p[k] for k in ks) for i, ks in by_chunk.items()}
+    cmean = {i: sum(p[k] for k in ks) / len(ks) for i, ks in by_chunk.items()}
+    chunk_order = sorted(cmax, key=lambda i: (-cmax[i], i))
+    crank = {i: 1.0 / (1.0 + r) for r, i in enumerate(chunk_order)}
+    p_rank = _ranks(p)
+    within: dict[int, float] = {}
+    at: dict[tuple[int, int], int] = {}
+    for i, ks in by_chunk.items():
+        for r, k in enumerate(sorted(ks, key=lambda k: (-p[k], k))):
+            within[k] = 1.0 / (1.0 + r)
+        for k in ks:
+            at[(i, positions[k])] = k
+    top = [(i, set(terms(titles[i]))) for i in chunk_order[:3] if i < len(titles)]
+    for k in range(n):
+        i, j = owners[k], positions[k]
+        prev = at.get((i, j - 1))
+        nxt = at.get((i, j + 1))
+        bag = set(terms(sentences[k]))
+        names = 0.0
+        for c, tt in top:
+            if c != i and tt:
+                names = max(names, cmax[c] * len(tt & bag) / len(tt))
+        out[k] = (
+            p[k],
+            p_rank[k],
+            cmax[i],
+            crank[i],
+            cmean[i],
+            within[k],
+            p[prev] if prev is not None else 0.0,
+            p[nxt] if nxt is not None else 0.0,
+            names,
+        )
+    return out

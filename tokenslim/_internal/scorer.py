@@ -18,9 +18,9 @@ import functools
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Sequence
 
-from tokenslim._internal.features import FEATURES
+from tokenslim._internal.features import CONTEXT_FEATURES, FEATURES, context_features
 from tokenslim.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -32,18 +32,15 @@ MODEL_PATH = Path(__file__).with_name("relevance_model.json")
 
 
 @dataclass(frozen=True)
-class RelevanceModel:
-    """Standardisation + one hidden layer (ReLU) + a logistic output, and the recall table."""
+class Net:
+    """Standardisation + hidden layers (ReLU) + a logistic output."""
 
-    features: tuple[str, ...]
     mean: "np.ndarray"
     scale: "np.ndarray"
     layers: tuple[tuple["np.ndarray", "np.ndarray"], ...]
-    recall_table: tuple[tuple[float, float], ...]
-    meta: dict[str, Any]
 
-    def predict(self, x: "np.ndarray") -> "np.ndarray":
-        """Probability that each row's sentence is needed, shape ``(rows,)``."""
+    def __call__(self, x: "np.ndarray") -> "np.ndarray":
+        """Probability per row, shape ``(rows,)``."""
         import numpy as np
 
         if x.shape[0] == 0:
@@ -55,6 +52,40 @@ class RelevanceModel:
                 h = np.maximum(h, 0.0)
         out: np.ndarray = 1.0 / (1.0 + np.exp(-np.clip(h[:, 0], -30.0, 30.0)))
         return out
+
+
+@dataclass(frozen=True)
+class RelevanceModel:
+    """Two passes: ``first`` over the sentence features, ``second`` (optional) over those plus the
+    first pass's probabilities seen in context (:func:`~tokenslim._internal.features.context_features`);
+    and the recall table of the final probabilities."""
+
+    features: tuple[str, ...]
+    first: Net
+    second: Net | None
+    recall_table: tuple[tuple[float, float], ...]
+    meta: dict[str, Any]
+
+    def predict(
+        self,
+        x: "np.ndarray",
+        owners: Sequence[int] | None = None,
+        positions: Sequence[int] | None = None,
+        sentences: Sequence[str] | None = None,
+        titles: Sequence[str] | None = None,
+    ) -> "np.ndarray":
+        """Probability that each row's sentence is needed, shape ``(rows,)``.
+
+        With a second pass, the request's layout (each row's chunk, position and text, and the
+        chunks' titles) is needed; without it only the first pass runs.
+        """
+        import numpy as np
+
+        p = self.first(x)
+        if self.second is None or owners is None or positions is None or sentences is None or titles is None:
+            return p
+        ctx = context_features([float(v) for v in p], owners, positions, sentences, titles)
+        return self.second(np.hstack([x, ctx]))
 
     def threshold(self, recall: float) -> float:
         """The probability threshold that kept ``recall`` of the needed sentences on held-out questions
@@ -68,26 +99,28 @@ class RelevanceModel:
         return table[-1][1]
 
 
-def model_from_dict(data: dict[str, Any]) -> RelevanceModel:
-    """Build a :class:`RelevanceModel` from its JSON form (as ``scripts/train_relevance.py`` writes it)."""
+def _net(data: dict[str, Any]) -> Net:
     import numpy as np
 
+    layers = tuple((np.asarray(w, dtype=np.float64), np.asarray(b, dtype=np.float64)) for w, b in data["layers"])
+    return Net(np.asarray(data["mean"], dtype=np.float64), np.asarray(data["scale"], dtype=np.float64), layers)
+
+
+def model_from_dict(data: dict[str, Any]) -> RelevanceModel:
+    """Build a :class:`RelevanceModel` from its JSON form (as ``scripts/train_relevance.py`` writes it).
+
+    Raises:
+        ConfigError: the model was trained on other features than this tokenslim computes.
+    """
     features = tuple(data["features"])
-    if features != FEATURES:
+    second = data.get("second")
+    if features != FEATURES or (second is not None and tuple(second["features"]) != FEATURES + CONTEXT_FEATURES):
         raise ConfigError(
             f"relevance model was trained on features {features}, this tokenslim computes {FEATURES}: retrain it "
             "with scripts/train_relevance.py"
         )
-    layers = tuple((np.asarray(w, dtype=np.float64), np.asarray(b, dtype=np.float64)) for w, b in data["layers"])
     table = tuple((float(r), float(t)) for r, t in data["recall_table"])
-    return RelevanceModel(
-        features,
-        np.asarray(data["mean"], dtype=np.float64),
-        np.asarray(data["scale"], dtype=np.float64),
-        layers,
-        table,
-        dict(data.get("meta", {})),
-    )
+    return RelevanceModel(features, _net(data), _net(second) if second else None, table, dict(data.get("meta", {})))
 
 
 @functools.lru_cache(maxsize=4)

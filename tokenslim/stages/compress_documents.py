@@ -93,6 +93,10 @@ class Candidates:
     chunk_scores: list[float]
     features: "np.ndarray"
 
+    def layout(self) -> tuple[list[int], list[int], list[str], list[str]]:
+        """What the model's second pass reads besides the features: each unit's chunk, position and text, and the titles."""
+        return [i for i, _ in self.units], [j for _, j in self.units], self.scored, self.titles
+
 
 def candidates(
     query: str,
@@ -242,7 +246,7 @@ def plan_compression(
             keep[i] = []
     if not units:
         return Plan(spans, keep, cand.chunk_scores, max(total * (ratio or 1.0), floor), labels, keep_labels, [[] for _ in chunks])
-    prob = [float(p) for p in (model or load_model()).predict(cand.features)]
+    prob = [float(p) for p in (model or load_model()).predict(cand.features, *cand.layout())]
     scores = [c.score for c in chunks]
     if retriever_weight > 0 and all(s is not None for s in scores):
         col = FEATURES.index("retriever")

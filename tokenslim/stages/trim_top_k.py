@@ -109,8 +109,8 @@ def select_top_k(
         source = relevance if isinstance(relevance, str) else type(relevance).__name__
         if scored and retriever_weight is not None and n:
             order = sorted(range(n), key=lambda i: (-float(chunks[i].score), i))  # type: ignore[arg-type]
-            rank = {i: 1.0 - r / max(1, n - 1) for r, i in enumerate(order)}
-            scores = [(s + retriever_weight * rank[i]) / (1.0 + retriever_weight) for i, s in enumerate(scores)]
+            retriever_rank = {i: 1.0 - r / max(1, n - 1) for r, i in enumerate(order)}
+            scores = [(s + retriever_weight * retriever_rank[i]) / (1.0 + retriever_weight) for i, s in enumerate(scores)]
             source = f"{source}+retriever"
     by_score = sorted(range(n), key=lambda i: (-scores[i], i))
     rank = by_score
