@@ -22,6 +22,8 @@ from tests.adapters.custom_stages import custom_pipeline
 from tokenslim.bench.datasets import Example
 from tokenslim.stages import SummarizeConversation
 
+pytestmark = pytest.mark.langchain
+
 
 class HotpotRetriever(BaseRetriever):
     """Returns the 10 HotpotQA paragraphs of the question asked (a real BaseRetriever)."""
