@@ -42,7 +42,7 @@ class Pipeline:
             the finished stages made, the rest passed through unchanged, with each skipped
             stage in the report (``StageReport.error`` starts with ``"DeadlineExceeded"``).
             A stage that started in time runs to its end, so a request can overrun by one
-            stage's time (every stage is near-linear in its input: README, "Bounded cost").
+            stage's time (every stage is near-linear in its input: docs/benchmarks/reliability.md).
 
     Examples:
         >>> import tokenslim

@@ -735,7 +735,7 @@ def build_cascade(tree: Any, sheets: list[str], *, page: str, tags: int | None =
             break
         try:
             nodes = tree.css(rule.selector)
-        except Exception:  # noqa: BLE001 - a selector lexbor cannot parse matches nothing (see README)
+        except Exception:  # noqa: BLE001 - a selector lexbor cannot parse matches nothing (see docs/security.md)
             continue
         if not nodes:
             continue
