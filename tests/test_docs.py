@@ -106,3 +106,13 @@ def test_mkdocs_build_strict(tmp_path: Path) -> None:
     assert (tmp_path / "site" / "reference" / "stages" / "index.html").is_file()
     built = (tmp_path / "site" / "benchmarks" / "compression" / "index.html").read_text(encoding="utf-8")
     assert "python benchmarks/bench_compression.py --dataset all" in built  # tables name their command
+
+
+def test_readme_is_a_front_page() -> None:
+    """Short, the two commands CI and the demo use first, and every docs link it gives resolves."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 150, "README.md is the front page: move long material into docs/"
+    first_block = text.split("```bash\n", 1)[1].split("```", 1)[0]
+    assert [line.split()[:2] for line in first_block.splitlines()] == [["bash", "scripts/demo.sh"], ["bash", "scripts/test.sh"]]
+    for target in re.findall(r"\]\(((?:docs/|CONTRIBUTING|LICENSE|NOTICE)[^)#]*)", text):
+        assert (ROOT / target).exists(), f"README links to a missing file: {target}"

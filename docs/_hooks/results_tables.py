@@ -297,5 +297,14 @@ def on_page_markdown(markdown: str, **kwargs: Any) -> str:
     return expand(markdown)
 
 
+_ROLE = re.compile(r":(?:class|meth|func|data|mod|attr|exc|obj):(<code>)~?")
+
+
+def on_page_content(html: str, **kwargs: Any) -> str:
+    """mkdocs hook: the docstrings are shared with Sphinx-style readers; drop the ``:class:`` / ``:meth:``...
+    role prefixes (and a leading ``~``) that mkdocstrings leaves in front of the code they mark."""
+    return _ROLE.sub(r"\1", html)
+
+
 if __name__ == "__main__":
     print(render(sys.argv[1], sys.argv[2]))
