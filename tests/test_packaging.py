@@ -35,3 +35,18 @@ def test_heavy_packages_sit_in_extras():
     assert {"sentence-transformers", "torch"} <= extras["embeddings"]
     assert {"transformers", "torch"} <= extras["models"]
     assert "ray" in extras["ray"] and {"beautifulsoup4", "lxml"} <= extras["html-peers"]
+
+
+def test_the_wheel_ships_the_relevance_model(tmp_path):
+    """CompressDocuments loads its model from package data: a wheel without it would fail at the first request."""
+    import subprocess
+    import sys
+    import zipfile
+
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path), str(ROOT)],
+        check=True, capture_output=True,
+    )
+    wheel = next(tmp_path.glob("tokenslim-*.whl"))
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "tokenslim/_internal/relevance_model.json" in names and "tokenslim/_internal/lang/en.json" in names

@@ -14,7 +14,8 @@ from tokenslim.errors import ConfigError
 from tokenslim._internal.relevance import bridge_scores, chunk_relevance, terms
 from tokenslim._internal.sentences import split_spans
 from tokenslim.stages import CompressDocuments
-from tokenslim.stages.compress_documents import _answer_pattern
+from tokenslim._internal.features import FEATURES
+from tokenslim.stages.compress_documents import _answer_pattern, candidates
 
 HOTPOT = datasets.hotpotqa(limit=40)
 NQ = datasets.nq(limit=20)
@@ -84,7 +85,7 @@ def test_code_json_and_quotes_are_kept_or_dropped_whole() -> None:
     blob = json.dumps({"note": "Keep. This. Whole.", "n": 3.25}, indent=1)
     quote = 'The motto was "Ever upward. Never back. Always." in 1901.'
     text = f"{prose}\n{code}\n{blob}\n{quote} Filler sentence about nothing in particular."
-    r = _run(CompressDocuments(ratio=0.5, lead_bonus=0), "motto ever upward never back", [Chunk(text, id="x")])
+    r = _run(CompressDocuments(ratio=0.5), "motto ever upward never back", [Chunk(text, id="x")])
     out = r.chunks[0].text if r.chunks else ""
     for atom in (code, blob, '"Ever upward. Never back. Always."'):
         assert atom in out or atom[:12] not in out, f"{atom[:20]!r} was cut"
@@ -111,11 +112,13 @@ def test_question_asking_for_a_number_or_year_favours_sentences_holding_one() ->
 )
 def test_sentence_naming_the_question_s_paragraph_is_kept_as_the_bridge(question: str, answer_sentence: str) -> None:
     ex = next(e for e in datasets.hotpotqa() if e.query.startswith(question))
+    # the bridge feature marks the sentence: it names the paragraph the question points at (whether the
+    # model then keeps it is its call, judged over whole data sets, not per question)
     with_bridge = _run(CompressDocuments(), ex.query, ex.chunks)
-    without = _run(CompressDocuments(bridge_weight=0), ex.query, ex.chunks)
-    assert answer_sentence in with_bridge.context_text()
-    assert answer_sentence not in without.context_text()
-    assert with_bridge.tokens_before / with_bridge.tokens_after > 3
+    cand = candidates(ex.query, ex.chunks, with_bridge.count)
+    bridge = cand.features[:, FEATURES.index("bridge")]
+    k = next(k for k, t in enumerate(cand.texts) if answer_sentence in t)
+    assert bridge[k] > 0 and bridge[k] >= sorted(bridge)[-3]
     _check_verbatim(with_bridge, {c.id: c.text for c in ex.chunks})
 
 
@@ -152,12 +155,32 @@ def test_hop_needs_news_when_the_question_already_names_the_title() -> None:
     seminole = _hotpot("Where did the descendants of the group of black Indians")
     s = scores(seminole)
     assert s["Black Seminoles"] == 1.0 and s["Seminole"] < 0.8
-    r = _run(CompressDocuments(), seminole.query, seminole.chunks)
-    assert "Coahuila, Mexico" in r.context_text()
     # "Øresund Bridge": both words are in the question, but not as that phrase; the region's
     # paragraph names the bridge, which inherits the hub's relevance
     bridge = scores(_hotpot("How long is the bridge in the Öresund Region"))
     assert bridge["Øresund Bridge"] == 1.0
+
+
+@pytest.mark.parametrize(("name", "min_kept", "min_ratio"), [("hotpotqa", 0.95, 3.5), ("twowiki", 0.95, 2.3)])
+def test_answers_kept_over_a_whole_data_set(name: str, min_kept: float, min_ratio: float) -> None:
+    """Quality is judged over a whole folder of ../shared/data, never per question. These folders are part of
+    the model's training data (scripts/train_relevance.py --shared), so this is a floor against regressions;
+    the held-out figures are in the README."""
+    from tokenslim import default_pipeline
+    from tokenslim.bench.metrics import contains_answer, span_answers
+
+    pipe = default_pipeline()
+    kept = scorable = before = after = 0
+    for ex in datasets.load(name):
+        golds = span_answers(ex.answers)
+        full = " ".join(c.text for c in ex.chunks)
+        r = pipe.run(ex.query, ex.chunks)
+        before += r.tokens_before
+        after += r.tokens_after
+        if golds and contains_answer(full, golds):
+            scorable += 1
+            kept += contains_answer(r.context_text(), golds)
+    assert kept / scorable >= min_kept and before / after >= min_ratio, (kept, scorable, before / after)
 
 
 def test_terms_fold_accents_so_spellings_of_one_name_meet() -> None:
@@ -175,7 +198,7 @@ def test_short_context_is_not_squeezed_below_min_tokens() -> None:
 
 
 @pytest.mark.parametrize(
-    "params", [{"min_tokens": -1}, {"answer_type_bonus": -0.5}, {"ratio": 0}, {"ratio": 1.5}, {"max_tokens": -3}, {"min_chunk_tokens": -1}, {"lead_bonus": -1}, {"bridge_weight": -1}, {"relevance": "x"}]
+    "params", [{"min_tokens": -1}, {"recall": 1.5}, {"ratio": 0}, {"ratio": 1.5}, {"max_tokens": -3}, {"min_chunk_tokens": -1}, {"hop_weight": -1}, {"retriever_weight": -1}, {"relevance": "x"}]
 )
 def test_bad_parameters_raise_config_error(params: dict) -> None:
     with pytest.raises(ConfigError):
@@ -213,7 +236,7 @@ def test_a_title_the_text_opens_with_is_compressed_like_a_metadata_title() -> No
     from tokenslim._internal.relevance import names_title
     from tokenslim._internal.titles import chunk_title, title_end
 
-    stage = CompressDocuments()
+    stage = CompressDocuments(ratio=0.22)  # a fixed ratio: the property is about the budget's base
     sizes = {"metadata": 0, "text": 0}
     redundant = 0
     for ex in HOTPOT:
@@ -226,14 +249,17 @@ def test_a_title_the_text_opens_with_is_compressed_like_a_metadata_title() -> No
         shaped = {c.id: c.text for c in datasets.as_format([ex], "title_in_text")[0].chunks}
         for c in r.chunks:
             label = f"{titles[c.id]}: "
-            if not title_end(shaped[c.id], chunk_title(shaped[c.id], {})):
-                continue  # "Get Christie Love!: ..." is not read as a label (no "!" in a Name: prefix)
-            if c.text.startswith(label):  # kept label: the text does not restate the title, or the kept text does not
+            found = chunk_title(shaped[c.id], {})
+            if not title_end(shaped[c.id], found) or found != titles[c.id]:
+                # "Get Christie Love!: ..." is not read as a label (no "!" in a Name: prefix), and
+                # "Haven't You Heard? I'm Sakamoto: ..." or "The Doors: Vinyl Box Set: ..." not as that title
+                continue
+            if c.id in dropped:  # label gone as redundant: the kept text names the title
+                assert names_title(c.text, titles[c.id])
+            elif c.text.startswith(label):  # kept label: the text does not restate the title, or the kept text does not
                 body = next(x.text for x in ex.chunks if x.id == c.id)
                 restates = names_title(body[slice(*split_spans(body)[0])], titles[c.id])
-                assert c.id not in dropped and not (restates and names_title(c.text[len(label) :], titles[c.id]))
-            elif c.id in dropped:  # label gone as redundant: the kept text names the title
-                assert names_title(c.text, titles[c.id])
+                assert not (restates and names_title(c.text[len(label) :], titles[c.id]))
             else:  # a label the text does not restate went with its first sentence
                 assert any(d.chunk_id == c.id and d.kind == "sentence" and str(d.item).startswith(label) for d in r.drops)
     assert redundant > 0

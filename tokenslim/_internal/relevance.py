@@ -14,29 +14,112 @@ import html
 import math
 import re
 import unicodedata
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol, Sequence, runtime_checkable
 
 from tokenslim._internal.embeddings import load_embedding_model  # re-exported: the loader lives in embeddings.py
+from tokenslim._internal.lang import words
+from tokenslim.errors import InputError, MissingDependency
 
 if TYPE_CHECKING:
     import numpy as np
 
     from tokenslim._internal.embeddings import EmbeddingSource
 
-__all__ = ["ChunkRelevance", "Relevance", "terms", "bm25_scores", "bridge_scores", "chunk_relevance", "names_title", "embedding_scores", "load_embedding_model", "relevance_scores", "normalize"]
+__all__ = ["ChunkRelevance", "Relevance", "RelevanceScorer", "scorer_scores", "resolve_scorer", "is_relevance", "any_relevance_scores", "terms", "bm25_scores", "bridge_scores", "chunk_relevance", "names_title", "embedding_scores", "load_embedding_model", "relevance_scores", "normalize"]
 
 Relevance = Literal["bm25", "embedding", "hybrid"]
 
+
+@runtime_checkable
+class RelevanceScorer(Protocol):
+    """Your own relevance model (a cross-encoder, an embedding model, a reranker API):
+    anything with ``score(query, texts) -> list[float]``, higher meaning more relevant.
+    Scores may be on any scale; stages min-max normalise them per request."""
+
+    def score(self, query: str, texts: Sequence[str]) -> Sequence[float]:
+        """One score per text."""
+        ...
+
+
+def resolve_scorer(spec: "str | RelevanceScorer") -> "str | RelevanceScorer":
+    """``spec`` as stages use it: a built-in method name, a scorer object, or a scorer
+    named by import path (``"mypackage.rerank:CrossEncoderScorer"``: a class, built with no
+    arguments, or an object), which a saved config can hold.
+
+    Raises:
+        ConfigError: the import path does not lead to something with ``score(query, texts)``.
+    """
+    if not isinstance(spec, str) or ":" not in spec:
+        return spec
+    return _load_scorer(spec)
+
+
+@functools.lru_cache(maxsize=16)
+def _load_scorer(spec: str) -> RelevanceScorer:
+    """The scorer at import path ``spec``, built once per process (a model loads once, not per request)."""
+    from tokenslim.errors import ConfigError
+
+    module, _, attr = spec.partition(":")
+    try:
+        import importlib
+
+        target: Any = importlib.import_module(module)
+        for part in attr.split("."):
+            target = getattr(target, part)
+        scorer = target() if isinstance(target, type) else target
+    except Exception as exc:  # any failure to import or build the user's class
+        raise ConfigError(f"relevance scorer {spec!r} cannot be loaded: {type(exc).__name__}: {exc}") from None
+    if not callable(getattr(scorer, "score", None)):
+        raise ConfigError(f"relevance scorer {spec!r} has no score(query, texts) method")
+    return scorer  # type: ignore[no-any-return]
+
+
+def is_relevance(spec: Any) -> bool:
+    """Whether ``spec`` is a usable ``relevance=`` value (a method name, an import path, or a scorer)."""
+    if isinstance(spec, str):
+        return spec in ("bm25", "embedding", "hybrid") or (":" in spec and all(spec.partition(":")[::2]))
+    return callable(getattr(spec, "score", None))
+
+
+def any_relevance_scores(
+    query: str,
+    texts: Sequence[str],
+    relevance: "str | RelevanceScorer",
+    *,
+    extra_terms: Sequence[Sequence[str]] | None = None,
+    embeddings: "EmbeddingSource | None" = None,
+) -> list[float]:
+    """:func:`relevance_scores` for a method name, :func:`scorer_scores` for a scorer (or its import path)."""
+    scorer = resolve_scorer(relevance)
+    if isinstance(scorer, str):
+        return relevance_scores(query, texts, scorer, extra_terms=extra_terms, embeddings=embeddings)  # type: ignore[arg-type]
+    return scorer_scores(scorer, query, texts)
+
+
+def scorer_scores(scorer: RelevanceScorer, query: str, texts: Sequence[str]) -> list[float]:
+    """``scorer.score(query, texts)`` checked and min-max normalised into [0, 1].
+
+    Raises:
+        InputError: the scorer returned the wrong number of scores, or a non-finite or non-numeric one.
+    """
+    if not texts:
+        return []
+    raw = scorer.score(query, list(texts))
+    try:
+        values = [float(x) for x in raw]
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"relevance scorer {type(scorer).__name__} returned a non-number: {exc}") from None
+    if len(values) != len(texts):
+        raise InputError(f"relevance scorer {type(scorer).__name__} returned {len(values)} scores for {len(texts)} texts")
+    if not all(math.isfinite(v) for v in values):
+        raise InputError(f"relevance scorer {type(scorer).__name__} returned a non-finite score")
+    low, high = min(values), max(values)
+    if high <= low:
+        return [0.0] * len(values)
+    return [(v - low) / (high - low) for v in values]
+
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
-_STOPWORDS = frozenset(
-    """a about above after again against all also am an and any are as at be because been before being below
-    between both but by can could did do does doing down during each few for from further had has have having he
-    her here hers herself him himself his how i if in into is it its itself just me more most my myself no nor not
-    now of off on once only or other our ours ourselves out over own same she should so some such than that the
-    their theirs them themselves then there these they this those through to too under until up very was we were
-    what when where which while who whom whose why will with would you your yours yourself yourselves
-    s t d ll m re ve""".split()
-)
+_STOPWORDS = words("stopwords")
 
 
 def _stem(word: str) -> str:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from typing import Any, Mapping, Sequence
 
+from tokenslim._internal.lang import words
 from tokenslim._internal.relevance import _fold
 
 __all__ = ["TITLE_KEYS", "chunk_title", "text_title", "title_end", "lead_subject", "lead_aliases", "lowercase_words"]
@@ -142,19 +143,10 @@ _DEFINITION = re.compile(
 _NOUN_TAIL = re.compile(r"[ \t]+((?:[a-z][a-z'’\-]*[ \t]+){1,3}?)(?=(?:is|are|was|were)\s)")
 # words that open an adverbial or subordinate phrase, never a name ("In 1998, ...", "Although ..., ..."):
 # prepositions, subordinating conjunctions and sentence adverbs (with any word ending in -ly)
-_OPENERS = frozenset(
-    """in on at as after before during since following although though while when whereas whereby despite under by
-    from with unlike like besides beyond throughout until upon within without between among along across through
-    for over around against toward towards into near outside inside also however meanwhile furthermore moreover
-    additionally today later""".split()
-)
+_OPENERS = words("openers")
 _OPENING_PHRASE = re.compile(r"^[^,;:.!?\n]{1,100}?,\s+(?:(?:the|an?)\s+)?")
-_FUNCTION_WORDS = frozenset(
-    """is are was were be been being am do does did have has had will would can could should may might must
-    i you he she it we they me him her us them my your his its our their this that these those there here
-    what which who whom whose when where why how not no yes if then than so but or because as""".split()
-)
-_JOINERS = frozenset("of the and for de la le du von van der den di da del y & in on at to a an".split())
+_FUNCTION_WORDS = words("function_words")
+_JOINERS = words("joiners")
 _NOT_NOUN = _FUNCTION_WORDS | _OPENERS  # never the first word of a defined term
 _NOT_IN_NAME = _NOT_NOUN | _JOINERS  # never between a name and its copula
 

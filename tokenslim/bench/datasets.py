@@ -6,6 +6,7 @@ relative to the current directory or to this checkout. Nothing is downloaded.
 
 from __future__ import annotations
 
+import functools
 import gzip
 import json
 import os
@@ -77,6 +78,102 @@ def hotpotqa(limit: int | None = None) -> list[Example]:
         if limit and len(out) >= limit:
             break
     return out
+
+
+def twowiki(limit: int | None = None) -> list[Example]:
+    """2WikiMultihopQA dev sample: 10 Wikipedia paragraphs per question (2-4 supporting).
+
+    ``gold["supporting"]``: the supporting titles; ``gold["facts"]``: the supporting
+    sentences' texts (sentence-level supporting facts); ``gold["type"]``: the question type.
+    """
+    out = []
+    for row in _jsonl_gz(data_dir() / "twowikimultihopqa_dev_sample" / "2wiki_dev_first100.jsonl.gz"):
+        meta = row["metadata"]
+        ctx = meta["context"]
+        chunks = [
+            Chunk(text=" ".join(s.strip() for s in sents), id=f"p{i}", metadata={"title": title})
+            for i, (title, sents) in enumerate(zip(ctx["title"], ctx["content"]))
+        ]
+        sents_of = dict(zip(ctx["title"], ctx["content"]))
+        facts = [
+            sents_of[t][k].strip()
+            for t, k in zip(meta["supporting_facts"]["title"], meta["supporting_facts"]["sent_id"])
+            if t in sents_of and 0 <= k < len(sents_of[t])
+        ]
+        gold = {"supporting": list(dict.fromkeys(meta["supporting_facts"]["title"])), "facts": facts, "type": meta.get("type", "")}
+        out.append(Example(row["id"], row["question"], chunks, list(row["golden_answers"]), gold=gold))
+        if limit and len(out) >= limit:
+            break
+    return out
+
+
+OPEN_TOP_K = 20
+"""Passages each open-retrieval question gets (:func:`hotpotqa_open`, :func:`twowiki_open`)."""
+
+
+@functools.lru_cache(maxsize=1)
+def open_corpus() -> tuple[tuple[tuple[str, str], ...], Any]:
+    """The pooled open-retrieval corpus and its BM25 index, built once per process.
+
+    Every paragraph of the shared HotpotQA sample (all questions) and the 2Wiki sample,
+    HotpotQA first, each in file order, deduplicated by title + whitespace-normalised text
+    (the first copy is kept). The index is rank-bm25's ``BM25Okapi`` (k1=1.5, b=0.75) over
+    :func:`tokenslim._internal.relevance.terms` of ``"title paragraph"``.
+
+    Returns:
+        ``(passages, bm25)``: ``passages[i] = (title, text)``, the index's doc ``i``.
+    """
+    from rank_bm25 import BM25Okapi
+
+    from tokenslim._internal.relevance import terms
+
+    seen: dict[tuple[str, str], tuple[str, str]] = {}
+    for examples in (hotpotqa(), twowiki()):
+        for e in examples:
+            for c in e.chunks:
+                title = str(c.metadata.get("title") or "")
+                seen.setdefault((title, " ".join(c.text.split())), (title, c.text))
+    passages = tuple(seen.values())
+    return passages, BM25Okapi([terms(f"{t} {x}") or [""] for t, x in passages])
+
+
+def open_retrieve(query: str, k: int = OPEN_TOP_K) -> list[Chunk]:
+    """BM25 top-``k`` of :func:`open_corpus` for ``query``, best first (ties: corpus order).
+
+    Each chunk carries the BM25 score in ``score``, the title in ``metadata["title"]``
+    and the corpus position as id (``"w<i>"``): nothing of which question it came from.
+    """
+    from tokenslim._internal.relevance import terms
+
+    passages, bm25 = open_corpus()
+    scores = bm25.get_scores(list(dict.fromkeys(terms(query))))
+    best = sorted(range(len(passages)), key=lambda i: (-scores[i], i))[:k]
+    return [Chunk(text=passages[i][1], id=f"w{i}", score=float(scores[i]), metadata={"title": passages[i][0]}) for i in best]
+
+
+def _open(examples: list[Example]) -> list[Example]:
+    out = []
+    for e in examples:
+        chunks = open_retrieve(e.query)
+        found = {str(c.metadata["title"]) for c in chunks}
+        gold = {**e.gold, "retrieved_supporting": [t for t in e.gold.get("supporting", []) if t in found]}
+        out.append(Example(e.id, e.query, chunks, e.answers, history=e.history, gold=gold))
+    return out
+
+
+def hotpotqa_open(limit: int | None = None) -> list[Example]:
+    """HotpotQA open retrieval: each question's BM25 top-20 over the pooled corpus (:func:`open_corpus`).
+
+    Same questions and answers as :func:`hotpotqa`; the chunks come from the whole pool
+    (both shared sets), best first, with BM25 scores and titles. ``gold["retrieved_supporting"]``:
+    the supporting titles that made the top 20.
+    """
+    return _open(hotpotqa(limit))
+
+
+def twowiki_open(limit: int | None = None) -> list[Example]:
+    """2WikiMultihopQA open retrieval: as :func:`hotpotqa_open`, for the questions of :func:`twowiki`."""
+    return _open(twowiki(limit))
 
 
 def nq(limit: int | None = None, *, passage: str = "long_answer") -> list[Example]:
@@ -171,7 +268,7 @@ def multihop_rag(limit: int | None = None) -> list[Example]:
     return out
 
 
-DATASETS = {"hotpotqa": hotpotqa, "nq": nq, "qmsum": qmsum, "sgd": sgd, "multihop_rag": multihop_rag}
+DATASETS = {"hotpotqa": hotpotqa, "twowiki": twowiki, "hotpotqa_open": hotpotqa_open, "twowiki_open": twowiki_open, "nq": nq, "qmsum": qmsum, "sgd": sgd, "multihop_rag": multihop_rag}
 
 
 def _html_page(title: str, text: str) -> str:

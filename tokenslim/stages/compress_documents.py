@@ -2,25 +2,42 @@
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from tokenslim._chunk import Chunk
 from tokenslim._internal.embeddings import EmbeddingSource
-from tokenslim._internal.relevance import Relevance, bridge_scores, chunk_relevance, names_title, relevance_scores, terms
+from tokenslim._internal.features import ANAPHOR as _ANAPHOR
+from tokenslim._internal.features import FEATURES, YEAR, sentence_features
+from tokenslim._internal.lang import phrases_pattern, words
+from tokenslim._internal.relevance import (
+    Relevance,
+    RelevanceScorer,
+    any_relevance_scores,
+    bridge_scores,
+    chunk_relevance,
+    is_relevance,
+    names_title,
+    relevance_scores,
+    terms,
+)
+from tokenslim._internal.scorer import RelevanceModel, load_model
 from tokenslim._internal.sentences import join_spans, split_spans
 from tokenslim._internal.titles import TITLE_KEYS, chunk_title, lead_aliases, lead_subject, lowercase_words, title_end
 from tokenslim._result import Result
 from tokenslim.stages._base import BaseStage, check, check_str_list
 
-__all__ = ["CompressDocuments", "plan_compression", "Plan", "MAX_TITLE_TERMS"]
+if TYPE_CHECKING:
+    import numpy as np
+
+__all__ = ["CompressDocuments", "plan_compression", "candidates", "Candidates", "Plan", "MAX_TITLE_TERMS"]
 
 _RELEVANCE = ("bm25", "embedding", "hybrid")
 MAX_TITLE_TERMS = 32
 """Title terms indexed with each sentence for sentence relevance (the first 32); longer
 titles are cut so a huge title costs linear, not sentences x title, time and memory."""
-_ANAPHOR = re.compile(r"^[\"'“(]?(?:he|she|it|they|his|her|its|their|this|these|those|there)\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -37,6 +54,8 @@ class Plan:
             ``"# ..."``, ``f"{title}: {text}"``; not part of ``spans``), or ``None``.
         keep_labels: Per chunk, whether that title is kept: only when the chunk keeps a
             sentence and its kept sentences do not already name the title.
+        probs: Per chunk, the model's probability for each candidate sentence (empty for
+            chunks kept whole).
     """
 
     spans: list[list[tuple[int, int]]]
@@ -45,47 +64,56 @@ class Plan:
     budget: float
     labels: list[tuple[int, int] | None]
     keep_labels: list[bool]
+    probs: list[list[float]]
 
 
-def plan_compression(
+@dataclass(frozen=True)
+class Candidates:
+    """A request's sentences as the planner sees them (see :func:`candidates`).
+
+    Attributes:
+        spans, labels: As in :class:`Plan`.
+        cut: Per chunk, where its title label ends (0 without one).
+        sizes: Per chunk, its tokens without the label.
+        titles: Per chunk, its title, or the subject its text opens with when it has none.
+        units: ``(chunk, sentence)`` of every candidate sentence (chunks kept whole are not candidates).
+        texts: Each unit's text; ``scored``: the same without a title label.
+        chunk_scores: Per chunk, its relevance after the title-link hop step.
+        features: One row per unit (:data:`~tokenslim._internal.features.FEATURES`).
+    """
+
+    spans: list[list[tuple[int, int]]]
+    labels: list[tuple[int, int] | None]
+    cut: list[int]
+    sizes: list[int]
+    titles: list[str]
+    units: list[tuple[int, int]]
+    texts: list[str]
+    scored: list[str]
+    chunk_scores: list[float]
+    features: "np.ndarray"
+
+
+def candidates(
     query: str,
     chunks: Sequence[Chunk],
     count: Callable[[str], int],
     *,
-    ratio: float,
-    max_tokens: int | None,
-    min_tokens: int,
-    min_chunk_tokens: int,
-    title_weight: float,
-    hop_weight: float,
-    lead_bonus: float,
-    sentence_weight: float,
-    position_penalty: float,
-    answer_type_bonus: float,
-    bridge_weight: float,
-    anaphora: bool,
-    relevance: Relevance,
+    min_chunk_tokens: int = 0,
+    title_weight: float = 1.0,
+    hop_weight: float = 1.0,
+    relevance: "Relevance | RelevanceScorer" = "bm25",
     title_keys: Sequence[str] | None = None,
     embeddings: EmbeddingSource | None = None,
     titles: Sequence[str] | None = None,
-) -> Plan:
-    """Decide which sentences to keep (pure: reads its arguments, changes nothing).
+) -> Candidates:
+    """Split the chunks into sentences and compute each sentence's features (pure).
 
-    Each sentence ``j`` of chunk ``i`` scores
-    ``chunk_rel[i] * (1 + lead_bonus if j == 0 else 1) + sentence_weight * sentence_rel
-    - position_penalty * min(j, 5) + answer_type_bonus * chunk_rel[i] * [sentence holds the
-    asked-for kind of value] + bridge_weight * bridge``, where ``chunk_rel`` comes from
-    :func:`~tokenslim._internal.relevance.chunk_relevance` (BM25 + title match +
-    multi-hop title links), ``sentence_rel`` is the sentence's own relevance
-    (BM25 over all sentences of all chunks, or embeddings; in chunks of several lines,
-    averaged with its line's BM25: a speaker turn, a list item) and ``bridge`` is
-    :func:`~tokenslim._internal.relevance.bridge_scores` (the sentence names the
-    subject of one of the two chunks the question points at: the link of a 2-hop question). Sentences are taken
-    best-first while they fit a budget shared by all chunks: ``ratio`` of the chunk
-    tokens (at least ``min_tokens``), capped by ``max_tokens``. A kept sentence that
-    opens with a pronoun brings the sentence before it when that fits (``anaphora``).
-    ``embeddings``: the request's embedding cache (``result.embeddings``).
+    Shared by :func:`plan_compression` and ``scripts/train_relevance.py``, so the model is
+    trained on exactly the numbers it is later asked about.
     """
+    import numpy as np
+
     chunk_titles = list(titles) if titles is not None else [chunk_title(c.text, c.metadata, title_keys) for c in chunks]
     # a title the text opens with ("Title: ...", "# ...", f"{title}: {text}") is scored as the title, not as text
     cut = [title_end(c.text, t) for c, t in zip(chunks, chunk_titles)]
@@ -105,84 +133,187 @@ def plan_compression(
         else:
             spans.append(whole_spans)
             labels.append(None)
-    keep_labels = [False] * len(chunks)
     sizes = [count(c.text[k:] if lab else c.text) for c, k, lab in zip(chunks, cut, labels)]
-    budget = max(float(sum(sizes)) * ratio, float(min(min_tokens, sum(count(c.text) for c in chunks) if any(labels) else sum(sizes))))
-    if max_tokens is not None:
-        budget = min(budget, float(max_tokens))
     # no title anywhere: the subject the text opens with links chunks instead (the second hop)
     subjects = [not t for t in chunk_titles]
     common = lowercase_words([c.text for c in chunks]) if any(subjects) else set()
     if any(subjects):
         chunk_titles = [t or lead_subject(c.text, common=common) for t, c in zip(chunk_titles, chunks)]
     aliases = [lead_aliases(c.text) if s else [] for c, s in zip(chunks, subjects)]
+    bodies = [c.text[k:] for c, k in zip(chunks, cut)]
     chunk_rel, direct_rel = chunk_relevance(
-        query, [c.text[k:] for c, k in zip(chunks, cut)], chunk_titles, title_weight, hop_weight, common=common, subjects=subjects, aliases=aliases
+        query, bodies, chunk_titles, title_weight, hop_weight, common=common, subjects=subjects, aliases=aliases
     )
-    keep: list[list[int] | None] = [None] * len(chunks)
-    units: list[tuple[int, int]] = []
-    used = 0.0
-    for i, sp in enumerate(spans):
-        if sizes[i] <= min_chunk_tokens:
-            used += count(chunks[i].text) if labels[i] else sizes[i]  # kept whole, paid from the budget first
-            continue
-        keep[i] = []
-        units.extend((i, j) for j in range(len(sp)))
-    if not units:
-        return Plan(spans, keep, chunk_rel, budget, labels, keep_labels)
+    units = [(i, j) for i, sp in enumerate(spans) if sizes[i] > min_chunk_tokens for j in range(len(sp))]
     texts = [chunks[i].text[spans[i][j][0] : spans[i][j][1]] for i, j in units]
     scored = [chunks[i].text[max(spans[i][j][0], cut[i]) : spans[i][j][1]] for i, j in units]
+    if not units:
+        return Candidates(spans, labels, cut, sizes, chunk_titles, units, texts, scored, chunk_rel, np.zeros((0, len(FEATURES))))
     # one capped term list per chunk, shared by its sentences: a 4,000-word title must not be
     # copied into each of 4,000 sentences (16M terms); real titles are far under the cap
     title_terms = {i: terms(chunk_titles[i])[:MAX_TITLE_TERMS] for i in {i for i, _ in units}}
-    sent_rel = relevance_scores(query, scored, relevance, extra_terms=[title_terms[i] for i, _ in units], embeddings=embeddings)
-    want = _answer_pattern(query)
-    bridge = (
-        bridge_scores(query, scored, [i for i, _ in units], chunk_titles, chunk_rel, direct_rel)
-        if bridge_weight > 0
-        else [0.0] * len(units)
-    )
+    sent_rel = any_relevance_scores(query, scored, relevance, extra_terms=[title_terms[i] for i, _ in units], embeddings=embeddings)
     sent_rel = _with_segments(query, chunks, spans, units, sent_rel)
-    score = [
-        chunk_rel[i] * (1.0 + lead_bonus if j == 0 else 1.0)
-        + sentence_weight * sent_rel[k]
-        - position_penalty * min(j, _POSITION_CAP)
-        + (answer_type_bonus * chunk_rel[i] if want is not None and want.search(scored[k]) else 0.0)
-        + bridge_weight * bridge[k]
-        for k, (i, j) in enumerate(units)
-    ]
+    owners = [i for i, _ in units]
+    bridge = bridge_scores(query, scored, owners, chunk_titles, chunk_rel, direct_rel)
+    want = _answer_pattern(query)
+    features = sentence_features(
+        query,
+        scored,
+        owners,
+        [j for _, j in units],
+        [len(sp) for sp in spans],
+        bodies,
+        chunk_titles,
+        sent_rel,
+        direct_rel,
+        chunk_rel,
+        bridge,
+        [c.score for c in chunks],
+        want is _YEAR_OR_DATE,
+        want is _NUMBER,
+    )
+    return Candidates(spans, labels, cut, sizes, chunk_titles, units, texts, scored, chunk_rel, features)
+
+
+def plan_compression(
+    query: str,
+    chunks: Sequence[Chunk],
+    count: Callable[[str], int],
+    *,
+    recall: float,
+    ratio: float | None,
+    max_tokens: int | None,
+    min_tokens: int,
+    min_chunk_tokens: int,
+    title_weight: float,
+    hop_weight: float,
+    retriever_weight: float,
+    anaphora: bool,
+    relevance: "Relevance | RelevanceScorer",
+    scorer_weight: float = 1.0,
+    title_keys: Sequence[str] | None = None,
+    embeddings: EmbeddingSource | None = None,
+    titles: Sequence[str] | None = None,
+    model: RelevanceModel | None = None,
+) -> Plan:
+    """Decide which sentences to keep (pure: reads its arguments, changes nothing).
+
+    Each candidate sentence gets the learned model's probability of being needed
+    (:mod:`tokenslim._internal.scorer`, from :func:`candidates`' features); with
+    ``retriever_weight > 0`` and retriever scores on every chunk, the probability is mixed
+    with the chunk's retriever rank, and with a plugged scorer (``relevance=`` an object or import
+    path) it is mixed with that scorer's normalised score at ``scorer_weight``. Then:
+
+    * ``ratio=None`` (the default): every sentence whose probability reaches the threshold
+      that kept ``recall`` of the needed sentences on held-out training questions is kept,
+      best first while ``max_tokens`` allows; below ``min_tokens`` in all, the next best
+      sentences are added until that floor. How much a request keeps follows the model's
+      confidence, not a fixed share;
+    * ``ratio`` set: sentences best first while they fit ``ratio`` of the chunk tokens (at
+      least ``min_tokens``, at most ``max_tokens``), as a fixed-ratio compressor.
+
+    A kept sentence that opens with a pronoun brings the sentence before it when that fits
+    (``anaphora``). A title label comes with its chunk's first kept sentence unless the
+    kept sentences name it.
+    """
+    cand = candidates(
+        query,
+        chunks,
+        count,
+        min_chunk_tokens=min_chunk_tokens,
+        title_weight=title_weight,
+        hop_weight=hop_weight,
+        relevance=relevance,
+        title_keys=title_keys,
+        embeddings=embeddings,
+        titles=titles,
+    )
+    spans, labels, sizes, units, texts = cand.spans, cand.labels, cand.sizes, cand.units, cand.texts
+    keep_labels = [False] * len(chunks)
+    total = float(sum(sizes))
+    floor = float(min(min_tokens, sum(count(c.text) for c in chunks) if any(labels) else total))
+    keep: list[list[int] | None] = [None] * len(chunks)
+    used = 0.0
+    for i in range(len(spans)):
+        if sizes[i] <= min_chunk_tokens:
+            used += count(chunks[i].text) if labels[i] else sizes[i]  # kept whole, paid from the budget first
+        else:
+            keep[i] = []
+    if not units:
+        return Plan(spans, keep, cand.chunk_scores, max(total * (ratio or 1.0), floor), labels, keep_labels, [[] for _ in chunks])
+    prob = [float(p) for p in (model or load_model()).predict(cand.features)]
+    scores = [c.score for c in chunks]
+    if retriever_weight > 0 and all(s is not None for s in scores):
+        col = FEATURES.index("retriever")
+        prob = [(p + retriever_weight * float(cand.features[k, col])) / (1.0 + retriever_weight) for k, p in enumerate(prob)]
+    if scorer_weight > 0 and not (isinstance(relevance, str) and ":" not in relevance):
+        col = FEATURES.index("sent_rel")
+        prob = [(p + scorer_weight * float(cand.features[k, col])) / (1.0 + scorer_weight) for k, p in enumerate(prob)]
     cost = [count(t) for t in texts]
     index = {u: k for k, u in enumerate(units)}
+    order = sorted(range(len(units)), key=lambda k: (-prob[k], k))
+    cap = float(max_tokens) if max_tokens is not None else math.inf
+    if ratio is not None:
+        budget = min(max(total * ratio, floor), cap)
+        passes = [(order, budget)]
+    else:
+        sel = _confident(prob, order, (model or load_model()).threshold(recall), recall)
+        passes = [(sel, cap), (order, min(floor, cap))]
     chosen: set[int] = set()
     opened: set[int] = set()  # chunks with a kept sentence
-    for k in sorted(range(len(units)), key=lambda k: (-score[k], k)):
-        i, j = units[k]
-        # a chunk's title label comes with its first kept sentence unless that sentence names it
-        label = labels[i] is not None and i not in opened and not names_title(texts[k], chunk_titles[i])
-        extra = count(chunks[i].text[: labels[i][1]]) if label else 0  # type: ignore[index]
-        if k in chosen or used + cost[k] + extra > budget:
-            continue
-        chosen.add(k)
-        opened.add(i)
-        used += cost[k] + extra
-        keep_labels[i] = keep_labels[i] or label
-        prev = index.get((i, j - 1))
-        if anaphora and prev is not None and prev not in chosen and _ANAPHOR.match(texts[k]) and used + cost[prev] <= budget:
-            chosen.add(prev)
-            used += cost[prev]
+    for candidates_order, budget in passes:
+        for k in candidates_order:
+            i, j = units[k]
+            # a chunk's title label comes with its first kept sentence unless that sentence names it
+            label = labels[i] is not None and i not in opened and not names_title(texts[k], cand.titles[i])
+            extra = count(chunks[i].text[: labels[i][1]]) if label else 0  # type: ignore[index]
+            if k in chosen or used + cost[k] + extra > budget:
+                continue
+            chosen.add(k)
+            opened.add(i)
+            used += cost[k] + extra
+            keep_labels[i] = keep_labels[i] or label
+            prev = index.get((i, j - 1))
+            if anaphora and prev is not None and prev not in chosen and _ANAPHOR.match(texts[k]) and used + cost[prev] <= budget:
+                chosen.add(prev)
+                used += cost[prev]
     if not chosen and max_tokens is None and used == 0:
-        # every sentence is longer than the soft (ratio) budget: keep the best one rather than
+        # every sentence is longer than the soft budget: keep the best one rather than
         # nothing; an explicit max_tokens (or a Budget stage) is the hard cap
-        best = min(range(len(units)), key=lambda k: (-score[k], k))
+        best = order[0]
         chosen.add(best)
         i = units[best][0]
-        keep_labels[i] = labels[i] is not None and not names_title(texts[best], chunk_titles[i])
+        keep_labels[i] = labels[i] is not None and not names_title(texts[best], cand.titles[i])
     for k in sorted(chosen):
         i, j = units[k]
         keep[i].append(j)  # type: ignore[union-attr]
-        if keep_labels[i] and names_title(texts[k], chunk_titles[i]):
+        if keep_labels[i] and names_title(texts[k], cand.titles[i]):
             keep_labels[i] = False  # a sentence chosen later names the title after all
-    return Plan(spans, keep, chunk_rel, budget, labels, keep_labels)
+    probs: list[list[float]] = [[] for _ in chunks]
+    for k, (i, _) in enumerate(units):
+        probs[i].append(prob[k])
+    budget_used = used if ratio is None else min(max(total * ratio, floor), cap)
+    return Plan(spans, keep, cand.chunk_scores, budget_used, labels, keep_labels, probs)
+
+
+def _confident(prob: Sequence[float], order: Sequence[int], threshold: float, recall: float) -> list[int]:
+    """The sentences to keep by the model's word: every one at or above ``threshold``, then the next
+    best while the kept ones hold less than ``recall`` of the request's total probability.
+
+    The second rule is the model's own expected recall. Where it is sure, the few needed sentences
+    hold nearly all the probability and the threshold decides; where its probabilities are flat
+    (it cannot tell), the mass is spread and many more sentences are kept, never fewer.
+    """
+    total = sum(prob)
+    kept: list[int] = []
+    mass = 0.0
+    for k in order:
+        if prob[k] < threshold and mass >= recall * total:
+            break
+        kept.append(k)
+        mass += prob[k]
+    return kept
 
 
 def _body_spans(spans: list[tuple[int, int]], text: str, cut: int) -> list[tuple[int, int]]:
@@ -198,13 +329,6 @@ def _body_spans(spans: list[tuple[int, int]], text: str, cut: int) -> list[tuple
             a += 1
         out.append((a, b))
     return out
-
-
-_POSITION_CAP = 5
-"""The position penalty counts the first 5 positions only: in a paragraph the lead sentences
-matter, but in a long chunk (a 20-turn transcript window) sentence 30 is not 30 times less
-relevant than sentence 1 (QMSum term recall at ~8.5x: 55.9% uncapped, 62.5% capped, with
-segments; HotpotQA unchanged in every input format)."""
 
 
 def _with_segments(
@@ -237,13 +361,10 @@ def _with_segments(
     return [r if g < 0 else (r + line_rel[g]) / 2 for r, g in zip(sent_rel, line_of)]
 
 
-_WHEN = re.compile(r"\b(?:when|what (?:year|date|decade|century)|which year|how long ago)\b", re.I)
-_HOW_MANY = re.compile(
-    r"\bhow (?:many|much|long|old|tall|far|big|large|high|deep|wide)\b|\bwhat (?:number|percentage|amount|population)\b",
-    re.I,
-)
-_YEAR_OR_DATE = re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})s?\b|\b[0-9]{1,2}(?:st|nd|rd|th)[ -](?:century|millennium)\b", re.I)
-_NUMBER = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|hundred|thousand|million|billion)\b", re.I)
+_WHEN = phrases_pattern("date_questions")
+_HOW_MANY = phrases_pattern("number_questions")
+_YEAR_OR_DATE = YEAR
+_NUMBER = re.compile(r"\d|\b(?:" + "|".join(sorted(words("number_words"))) + r")\b", re.I)
 
 
 def _answer_pattern(query: str) -> "re.Pattern[str] | None":
@@ -256,55 +377,62 @@ def _answer_pattern(query: str) -> "re.Pattern[str] | None":
 
 
 class CompressDocuments(BaseStage):
-    """Keep only the sentences that matter for the query, within one token budget for all chunks.
+    """Keep only the sentences that matter for the query: a learned relevance model decides per request.
 
     Extractive and verbatim: every kept sentence is an exact substring of its chunk,
     in the original order; numbers, code blocks, JSON, tables and quoted strings are
     atomic units that are kept or dropped whole (see :mod:`tokenslim._internal.sentences`).
-    The budget is shared across chunks, so the relevant chunks keep most of their text
-    and marginal ones keep a sentence or disappear. Relevance is lexical by default
-    (BM25 over chunks and sentences, the chunk's ``metadata["title"]``, and multi-hop
-    links: a chunk whose title is named in a top chunk inherits its relevance; titles
-    are found wherever the loader put them, see ``title_keys``), so a
-    10-chunk prompt compresses in a few milliseconds on CPU without any model.
 
-    Recorded: every removed sentence (``kind="sentence"``, reason ``"low_relevance"``),
-    every shortened chunk with its original (reason ``"compressed"``; the new chunk's
-    ``metadata["kept_spans"]`` holds the kept character offsets) and every chunk that
-    keeps nothing (reason ``"no_relevant_sentences"``).
+    Each sentence gets the probability that it is needed to answer the query, from a small
+    model shipped with the package (an MLP over 30 features: BM25 of the sentence and its
+    chunk, the chunk's title named by the query, a multi-hop chain that follows the rare
+    words of the chunks reached so far, the sentence naming another chain chunk's title,
+    position, the kind of value asked for, the retriever's rank; see
+    :mod:`tokenslim._internal.features`), fitted on public multi-hop training data
+    (``scripts/train_relevance.py``). By default the stage keeps every sentence whose
+    probability reaches a threshold (a keep decision per request, like Provence), so a
+    question with plain evidence keeps little and one the model cannot judge keeps more;
+    ``recall`` is the one knob. Runs in milliseconds on CPU, no torch.
+
+    Recorded: every removed sentence (``kind="sentence"``, reason ``"low_relevance"``, with
+    its probability), every shortened chunk with its original (reason ``"compressed"``; the
+    new chunk's ``metadata["kept_spans"]`` holds the kept character offsets) and every chunk
+    that keeps nothing (reason ``"no_relevant_sentences"``).
 
     Args:
-        ratio: Share of the chunk tokens to keep, in (0, 1]. Default 0.22.
+        recall: Target share of needed sentences to keep, in (0, 1): the threshold is the
+            probability that kept this share of the supporting sentences of held-out
+            training questions. Higher keeps more tokens and loses fewer answers. Default 0.9.
+        ratio: ``None`` (default): keep by threshold. A number in (0, 1]: keep the best
+            sentences up to this share of the chunk tokens instead (a fixed-ratio budget).
         max_tokens: Absolute cap on kept chunk tokens, or ``None``.
-        min_tokens: Never aim below this many chunk tokens (short contexts have little
-            to gain and every sentence counts); ``max_tokens`` still caps. Default 200:
-            on NQ's single ~130-token passages, 100 kept the answer in 89% of the
-            questions at 1.52x, 200 in 98% at 1.12x (benchmarks/bench_compression.py).
+        min_tokens: Never keep below this many chunk tokens (short contexts have little
+            to gain and every sentence counts); ``max_tokens`` still caps. Default 200.
         min_chunk_tokens: Chunks of at most this many tokens are kept whole (paid from
             the budget first). Default 0.
-        title_weight: Weight of the query naming a chunk's title. Default 1.0.
+        title_weight: Weight of the query naming a chunk's title in the chunk relevance
+            feature. Default 1.0.
         hop_weight: Relevance a chunk inherits from a top chunk whose text names its
-            title (the second hop of a multi-hop question). Default 1.0.
-        lead_bonus: Extra weight of a chunk's first sentence, which names its subject. Default 1.0.
-        sentence_weight: Weight of the sentence's own query relevance. Default 0.5.
-        position_penalty: Score lost per sentence position within a chunk, for the first
-            5 positions (lead sentences matter; sentence 30 of a long chunk is not
-            30 times less relevant than sentence 1). Default 0.1.
-        answer_type_bonus: Bonus (times chunk relevance) for a sentence holding what the
-            question asks for, when its wording says: a year for "when"/"what year", a
-            number for "how many/much/long...". Default 0.4.
-        bridge_weight: Bonus for a sentence that names the title of one of the two chunks
-            most relevant to the question itself (other than its own), times that chunk's relevance: the
-            sentence linking the two hops of a multi-hop question. Default 0.4 (on
-            HotpotQA it moved answer retention at ~4x from 95.3% to 96.8%;
-            ``benchmarks/bench_compression.py``). 0 turns it off.
+            title, in the linked-relevance feature. Default 1.0.
+        retriever_weight: With retriever scores on every chunk (``Chunk.score``), the
+            probability is mixed with the chunk's retriever rank in [0, 1] at this weight
+            (an upstream reranker you trust more than the model). The rank is a model
+            feature either way. Default 0.0.
         anaphora: A kept sentence opening with a pronoun brings the sentence before it. Default True.
             A title the chunk's text opens with (``"Title: ..."``, ``"# ..."``, ``f"{title}: {text}"``)
             is a label, not a sentence: it is scored as the title, left out of the ``ratio``'s base,
             and kept (and paid for) with the chunk's first kept sentence only when the kept
             sentences do not name it; otherwise it is dropped with reason ``"redundant_title"``.
-        relevance: Sentence relevance: ``"bm25"`` (default, fast), ``"embedding"``
-            (all-MiniLM-L6-v2 on CPU; tens of ms per prompt) or ``"hybrid"``.
+        relevance: The sentence-relevance feature: ``"bm25"`` (default, fast), ``"embedding"``
+            (all-MiniLM-L6-v2 on CPU; tens of ms per prompt), ``"hybrid"``, or your own
+            scorer: any object with ``score(query, texts) -> list[float]`` (a cross-encoder,
+            an embedding model), or its import path ``"package.module:Class"`` (built with
+            no arguments; a config can save it); its scores are min-max normalised per request.
+        scorer_weight: With your own scorer, the model's probability is mixed with its score
+            at this weight (the model was trained with BM25 in that feature and would
+            otherwise under-use a stronger scorer). Default 1.0; 0 uses it as a feature only.
+        model: Path of a relevance model file written by ``scripts/train_relevance.py``, or
+            ``None`` for the shipped one.
         title_keys: Metadata keys holding a chunk's title, in order (default
             :data:`tokenslim.TITLE_KEYS`: ``title``, ``document_title``,
             ``html_title``, ``file_name``, ``source``, ...); when none holds one, the
@@ -314,40 +442,47 @@ class CompressDocuments(BaseStage):
     def __init__(
         self,
         *,
-        ratio: float = 0.22,
+        recall: float = 0.9,
+        ratio: float | None = None,
         max_tokens: int | None = None,
         min_tokens: int = 200,
         min_chunk_tokens: int = 0,
         title_weight: float = 1.0,
         hop_weight: float = 1.0,
-        lead_bonus: float = 1.0,
-        sentence_weight: float = 0.5,
-        position_penalty: float = 0.1,
-        answer_type_bonus: float = 0.4,
-        bridge_weight: float = 0.4,
+        retriever_weight: float = 0.0,
         anaphora: bool = True,
-        relevance: Relevance = "bm25",
+        relevance: "Relevance | RelevanceScorer" = "bm25",
+        scorer_weight: float = 1.0,
+        model: str | None = None,
         title_keys: Sequence[str] = TITLE_KEYS,
     ) -> None:
+        self.recall = recall
         self.ratio = ratio
         self.max_tokens = max_tokens
         self.min_tokens = min_tokens
         self.min_chunk_tokens = min_chunk_tokens
         self.title_weight = title_weight
         self.hop_weight = hop_weight
-        self.lead_bonus = lead_bonus
-        self.sentence_weight = sentence_weight
-        self.position_penalty = position_penalty
-        self.answer_type_bonus = answer_type_bonus
-        self.bridge_weight = bridge_weight
+        self.retriever_weight = retriever_weight
         self.anaphora = anaphora
         self.relevance = relevance
+        self.scorer_weight = scorer_weight
+        self.model = model
         self.title_keys = title_keys
 
     def validate(self) -> None:
         """Raises :class:`~tokenslim.errors.ConfigError` for unusable parameters."""
         num = (int, float)
-        check(isinstance(self.ratio, num) and 0 < self.ratio <= 1, self, f"ratio must be in (0, 1], got {self.ratio!r}")
+        check(
+            isinstance(self.recall, num) and not isinstance(self.recall, bool) and 0 < self.recall < 1,
+            self,
+            f"recall must be in (0, 1), got {self.recall!r}",
+        )
+        check(
+            self.ratio is None or (isinstance(self.ratio, num) and 0 < self.ratio <= 1),
+            self,
+            f"ratio must be None or in (0, 1], got {self.ratio!r}",
+        )
         check(
             self.max_tokens is None or (isinstance(self.max_tokens, int) and self.max_tokens > 0),
             self,
@@ -363,10 +498,18 @@ class CompressDocuments(BaseStage):
             self,
             f"min_chunk_tokens must be an int >= 0, got {self.min_chunk_tokens!r}",
         )
-        for name in ("title_weight", "hop_weight", "lead_bonus", "sentence_weight", "position_penalty", "answer_type_bonus", "bridge_weight"):
+        for name in ("title_weight", "hop_weight", "retriever_weight", "scorer_weight"):
             value = getattr(self, name)
             check(isinstance(value, num) and value >= 0, self, f"{name} must be a number >= 0, got {value!r}")
-        check(self.relevance in _RELEVANCE, self, f"relevance must be one of {_RELEVANCE}, got {self.relevance!r}")
+        check(
+            is_relevance(self.relevance),
+            self,
+            f"relevance must be one of {_RELEVANCE}, an object with score(query, texts) or its import path "
+            f"('package.module:Class'), got {self.relevance!r}",
+        )
+        check(self.model is None or isinstance(self.model, str), self, f"model must be a path or None, got {self.model!r}")
+        if self.model is not None:
+            load_model(self.model)  # a bad file is a ConfigError now, not at the first request
         check_str_list(self.title_keys, self, "title_keys")
 
     def apply(self, result: Result) -> Result:
@@ -378,26 +521,25 @@ class CompressDocuments(BaseStage):
             result.query,
             chunks,
             result.count,
+            recall=self.recall,
             ratio=self.ratio,
             max_tokens=self.max_tokens,
             min_tokens=self.min_tokens,
             min_chunk_tokens=self.min_chunk_tokens,
             title_weight=self.title_weight,
             hop_weight=self.hop_weight,
-            lead_bonus=self.lead_bonus,
-            sentence_weight=self.sentence_weight,
-            position_penalty=self.position_penalty,
-            answer_type_bonus=self.answer_type_bonus,
-            bridge_weight=self.bridge_weight,
+            retriever_weight=self.retriever_weight,
             anaphora=self.anaphora,
             relevance=self.relevance,
+            scorer_weight=self.scorer_weight,
             title_keys=self.title_keys,
+            model=load_model(self.model) if self.model else None,
             embeddings=result.embeddings,
             titles=[result.title(c, self.title_keys) for c in chunks],
         )
         out: list[Chunk] = []
-        for chunk, spans, keep, rel, label, keep_label in zip(
-            chunks, plan.spans, plan.keep, plan.chunk_scores, plan.labels, plan.keep_labels
+        for chunk, spans, keep, rel, label, keep_label, probs in zip(
+            chunks, plan.spans, plan.keep, plan.chunk_scores, plan.labels, plan.keep_labels, plan.probs
         ):
             if keep is None or (len(keep) == len(spans) and (label is None or keep_label)):
                 out.append(chunk)
@@ -406,14 +548,18 @@ class CompressDocuments(BaseStage):
                 result.drop(
                     chunk,
                     reason="no_relevant_sentences",
-                    detail=f"0/{len(spans)} sentences fit the budget (chunk relevance {rel:.2f})",
+                    detail=f"0/{len(spans)} sentences kept (best probability {max(probs, default=0.0):.2f})",
                 )
                 continue
             kept = set(keep)
             for j, (a, b) in enumerate(spans):
                 if j not in kept:
                     result.drop(
-                        chunk.text[a:b], kind="sentence", reason="low_relevance", chunk_id=chunk.id, detail=f"sentence {j + 1}/{len(spans)}"
+                        chunk.text[a:b],
+                        kind="sentence",
+                        reason="low_relevance",
+                        chunk_id=chunk.id,
+                        detail=f"sentence {j + 1}/{len(spans)}, probability {probs[j]:.2f}",
                     )
             if label is not None and not keep_label:
                 result.drop(
@@ -435,4 +581,4 @@ class CompressDocuments(BaseStage):
 
     def uses_embeddings(self) -> bool:
         """True with embedding or hybrid sentence relevance."""
-        return self.relevance != "bm25"
+        return isinstance(self.relevance, str) and self.relevance in ("embedding", "hybrid")

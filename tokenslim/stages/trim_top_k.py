@@ -7,7 +7,7 @@ from typing import Callable, Sequence
 
 from tokenslim._chunk import Chunk
 from tokenslim._internal.embeddings import EmbeddingSource
-from tokenslim._internal.relevance import Relevance, relevance_scores, terms
+from tokenslim._internal.relevance import Relevance, RelevanceScorer, any_relevance_scores, is_relevance, terms
 from tokenslim._internal.titles import TITLE_KEYS, chunk_title
 from tokenslim._result import Result
 from tokenslim.stages._base import BaseStage, check, check_str_list
@@ -77,10 +77,11 @@ def select_top_k(
     min_keep: int,
     max_tokens: int | None,
     mmr_lambda: float | None,
-    relevance: Relevance,
+    relevance: "Relevance | RelevanceScorer | str",
     title_keys: Sequence[str] | None = None,
     embeddings: EmbeddingSource | None = None,
     titles: Sequence[str] | None = None,
+    retriever_weight: float | None = None,
 ) -> Selection:
     """Decide which chunks to keep (pure: touches nothing but its arguments).
 
@@ -92,16 +93,25 @@ def select_top_k(
     further down may still fit). The first ``min_keep`` ranked chunks survive the
     floor and the cliff. ``embeddings``: the request's embedding cache (``result.embeddings``). ``titles``: each chunk's title when the caller has them
     (:meth:`Result.title`), else found here with ``title_keys``.
+    ``retriever_weight``: with scores on every chunk, ``None`` ranks by the retriever's scores
+    alone; a number ``w`` ranks by ``(relevance + w * retriever rank) / (1 + w)``, the
+    retriever's score turned into a rank in [0, 1] (scale-free: BM25 and cosine scores mix alike).
     """
     n = len(chunks)
-    if all(c.score is not None for c in chunks):
+    scored = all(c.score is not None for c in chunks)
+    if scored and retriever_weight is None:
         scores = [float(c.score) for c in chunks]  # type: ignore[arg-type]
         source = "retriever"
     else:
         if titles is None:
             titles = [chunk_title(c.text, c.metadata, title_keys) for c in chunks]
-        scores = relevance_scores(query, [c.text for c in chunks], relevance, extra_terms=[terms(t) for t in titles], embeddings=embeddings)
-        source = relevance
+        scores = any_relevance_scores(query, [c.text for c in chunks], relevance, extra_terms=[terms(t) for t in titles], embeddings=embeddings)
+        source = relevance if isinstance(relevance, str) else type(relevance).__name__
+        if scored and retriever_weight is not None and n:
+            order = sorted(range(n), key=lambda i: (-float(chunks[i].score), i))  # type: ignore[arg-type]
+            rank = {i: 1.0 - r / max(1, n - 1) for r, i in enumerate(order)}
+            scores = [(s + retriever_weight * rank[i]) / (1.0 + retriever_weight) for i, s in enumerate(scores)]
+            source = f"{source}+retriever"
     by_score = sorted(range(n), key=lambda i: (-scores[i], i))
     rank = by_score
     if mmr_lambda is not None:
@@ -144,9 +154,10 @@ def select_top_k(
 class TrimTopK(BaseStage):
     """Keep only the best chunks: top k, above a score floor, before a score cliff, within a token budget.
 
-    Chunks are ranked by their retriever ``score`` when every chunk has one;
-    otherwise by query relevance computed here (BM25 over text + title, see ``title_keys``,
-    MiniLM embeddings, or both), so the stage works on unscored input. Survivors
+    Chunks are ranked by their retriever ``score`` when every chunk has one (or by that
+    score's rank mixed with computed relevance, ``retriever_weight``); otherwise by query
+    relevance computed here (BM25 over text + title, see ``title_keys``, MiniLM embeddings,
+    both, or your own scorer), so the stage works on unscored input. Survivors
     keep their input order (ordering is :class:`~tokenslim.stages.Reorder`'s job) and
     get ``metadata["rank"]`` and ``metadata["relevance"]``. Every removed chunk is
     recorded with a reason: ``below_min_score``, ``beyond_top_k``, ``mmr_redundant``,
@@ -165,7 +176,12 @@ class TrimTopK(BaseStage):
             similarity, so near-duplicate windows of one document give way). ``None``: off.
             MMR re-ranks the best :data:`MMR_POOL` (200) chunks; the rest keep score order.
         relevance: How to score unscored chunks: ``"bm25"`` (fast, default),
-            ``"embedding"`` (all-MiniLM-L6-v2 on CPU, offline) or ``"hybrid"``.
+            ``"embedding"`` (all-MiniLM-L6-v2 on CPU, offline), ``"hybrid"``, or your own
+            scorer (an object with ``score(query, texts) -> list[float]``, or its import path
+            ``"package.module:Class"``), min-max normalised per request.
+        retriever_weight: With scores on every chunk: ``None`` (default) ranks by the
+            retriever's scores alone; a number mixes their rank with computed relevance
+            at that weight (see :func:`select_top_k`).
         title_keys: Metadata keys holding a chunk's title (indexed with its text), in
             order (default :data:`tokenslim.TITLE_KEYS`); when none holds one, the
             text's own ``Title:`` line, heading or ``Name: text`` prefix.
@@ -180,7 +196,8 @@ class TrimTopK(BaseStage):
         min_keep: int = 1,
         max_tokens: int | None = None,
         mmr_lambda: float | None = None,
-        relevance: Relevance = "bm25",
+        relevance: "Relevance | RelevanceScorer | str" = "bm25",
+        retriever_weight: float | None = None,
         title_keys: Sequence[str] = TITLE_KEYS,
     ) -> None:
         self.k = k
@@ -190,6 +207,7 @@ class TrimTopK(BaseStage):
         self.max_tokens = max_tokens
         self.mmr_lambda = mmr_lambda
         self.relevance = relevance
+        self.retriever_weight = retriever_weight
         self.title_keys = title_keys
 
     def validate(self) -> None:
@@ -200,7 +218,18 @@ class TrimTopK(BaseStage):
         check(isinstance(self.min_keep, int) and self.min_keep >= 0, self, f"min_keep must be an int >= 0, got {self.min_keep!r}")
         check(self.max_tokens is None or (isinstance(self.max_tokens, int) and self.max_tokens > 0), self, f"max_tokens must be a positive int or None, got {self.max_tokens!r}")
         check(self.mmr_lambda is None or (isinstance(self.mmr_lambda, (int, float)) and 0 <= self.mmr_lambda <= 1), self, f"mmr_lambda must be in [0, 1] or None, got {self.mmr_lambda!r}")
-        check(self.relevance in _RELEVANCE, self, f"relevance must be one of {_RELEVANCE}, got {self.relevance!r}")
+        check(
+            is_relevance(self.relevance),
+            self,
+            f"relevance must be one of {_RELEVANCE}, an object with score(query, texts) or its import path "
+            f"('package.module:Class'), got {self.relevance!r}",
+        )
+        check(
+            self.retriever_weight is None
+            or (isinstance(self.retriever_weight, (int, float)) and not isinstance(self.retriever_weight, bool) and self.retriever_weight >= 0),
+            self,
+            f"retriever_weight must be None or a number >= 0, got {self.retriever_weight!r}",
+        )
         check_str_list(self.title_keys, self, "title_keys")
 
     def apply(self, result: Result) -> Result:
@@ -221,7 +250,10 @@ class TrimTopK(BaseStage):
             relevance=self.relevance,
             title_keys=self.title_keys,
             embeddings=result.embeddings,
-            titles=[result.title(c, self.title_keys) for c in chunks] if any(c.score is None for c in chunks) else None,
+            titles=[result.title(c, self.title_keys) for c in chunks]
+            if self.retriever_weight is not None or any(c.score is None for c in chunks)
+            else None,
+            retriever_weight=self.retriever_weight,
         )
         position = {i: p + 1 for p, i in enumerate(sel.rank)}
         out: list[Chunk] = []
@@ -236,4 +268,4 @@ class TrimTopK(BaseStage):
 
     def uses_embeddings(self) -> bool:
         """True with embedding or hybrid relevance (unscored chunks are then embedded)."""
-        return self.relevance != "bm25"
+        return isinstance(self.relevance, str) and self.relevance in ("embedding", "hybrid")

@@ -1,0 +1,228 @@
+"""The learned relevance model behind CompressDocuments: a per-request keep decision, pluggable
+scorers, retriever scores, and a model file trained by a script in the repository."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tokenslim import Chunk, Pipeline, default_pipeline
+from tokenslim._internal.features import FEATURES, hop_chain
+from tokenslim._internal.relevance import terms
+from tokenslim._internal.scorer import MODEL_PATH, load_model, model_from_dict
+from tokenslim.bench import datasets
+from tokenslim.errors import ConfigError, InputError
+from tokenslim.stages import CompressDocuments, TrimTopK
+from tokenslim.stages.compress_documents import candidates
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def hotpot(data_dir: Path) -> list[datasets.Example]:
+    return datasets.hotpotqa(limit=30)
+
+
+def _run(stage: CompressDocuments, query: str, chunks: list) -> "object":
+    return Pipeline([stage]).run(query, chunks)
+
+
+def test_shipped_model_matches_the_features_and_says_what_trained_it() -> None:
+    model = load_model()
+    assert model.features == FEATURES
+    assert model.meta["trained_on"] and model.meta["questions"] > 0
+    # the recall table: a higher target recall never has a higher threshold
+    thresholds = [t for _, t in model.recall_table]
+    assert thresholds == sorted(thresholds, reverse=True)
+    assert model.threshold(0.99) <= model.threshold(0.9) <= model.threshold(0.6)
+
+
+def test_a_model_trained_on_other_features_is_refused() -> None:
+    data = json.loads(MODEL_PATH.read_text())
+    data["features"] = data["features"][:-1]
+    with pytest.raises(ConfigError, match="retrain"):
+        model_from_dict(data)
+
+
+def test_probabilities_are_probabilities_and_evidence_ranks_high(hotpot) -> None:
+    """Over real questions, the supporting paragraphs' sentences get far more probability than the rest."""
+    model = load_model()
+    gold, other = [], []
+    for ex in hotpot:
+        cand = candidates(ex.query, ex.chunks, lambda t: len(t) // 4)
+        p = model.predict(cand.features)
+        assert p.shape == (len(cand.units),) and np.all((p >= 0) & (p <= 1))
+        support = set(ex.gold["supporting"])
+        for (i, _), pk in zip(cand.units, p):
+            (gold if ex.chunks[i].metadata["title"] in support else other).append(pk)
+    assert np.mean(gold) > 3 * np.mean(other)
+
+
+def test_higher_recall_keeps_more_and_loses_no_answer_it_kept(hotpot) -> None:
+    from tokenslim.bench.metrics import contains_answer, span_answers
+
+    low, high = CompressDocuments(recall=0.6), CompressDocuments(recall=0.97)
+    sizes = {"low": 0, "high": 0}
+    for ex in hotpot:
+        a, b = _run(low, ex.query, ex.chunks), _run(high, ex.query, ex.chunks)
+        sizes["low"] += a.tokens_after
+        sizes["high"] += b.tokens_after
+        golds = span_answers(ex.answers)
+        if contains_answer(a.context_text(), golds):
+            assert contains_answer(b.context_text(), golds)
+    assert sizes["high"] > 1.2 * sizes["low"]
+
+
+def test_flat_scores_keep_more_than_clear_evidence() -> None:
+    """A question the text says nothing about (the model cannot tell) keeps more than one it answers plainly."""
+    filler = [
+        Chunk(" ".join(f"Sentence {k} of chunk {i} talks about weather number {i * 10 + k}." for k in range(8)), id=f"c{i}")
+        for i in range(6)
+    ]
+    answer = Chunk("The Zorblat Bridge opened in 1932. It spans the Quench river. " + filler[0].text, id="z")
+    clear = _run(CompressDocuments(min_tokens=0), "When did the Zorblat Bridge open?", [answer, *filler[1:]])
+    unclear = _run(CompressDocuments(min_tokens=0), "Why do penguins migrate?", [answer, *filler[1:]])
+    assert "opened in 1932" in clear.context_text()
+    assert unclear.tokens_after > clear.tokens_after
+
+
+def test_drops_carry_the_probability() -> None:
+    r = _run(CompressDocuments(min_tokens=0), "When did the Zorblat Bridge open?", [
+        Chunk("The Zorblat Bridge opened in 1932. Cats sleep in the afternoon. Dogs bark at night.", id="a"),
+        Chunk("Rivers flow to the sea. Silt settles at their mouths.", id="b"),
+    ])
+    sentence_drops = [d for d in r.drops if d.kind == "sentence"]
+    assert sentence_drops and all("probability" in d.detail for d in sentence_drops)
+
+
+def test_a_plugged_scorer_is_asked_and_moves_the_decision() -> None:
+    """The user's scorer (a cross-encoder stand-in) feeds the sentence-relevance feature."""
+    calls: list[tuple[str, list[str]]] = []
+
+    class Spy:
+        def score(self, query, texts):
+            calls.append((query, list(texts)))
+            return [1.0 if "zebra" in t else 0.0 for t in texts]
+
+    chunks = [
+        Chunk("Animals with stripes come in many kinds. The zebra is black and white. Stripes confuse flies.", id="a"),
+        Chunk("Which animal has stripes is a question children ask. Tigers have stripes too. Stripes help animals hide.", id="b"),
+    ]
+    cand_spy = candidates("which animal has stripes?", chunks, len, relevance=Spy())
+    cand_bm25 = candidates("which animal has stripes?", chunks, len)
+    assert calls and calls[0][0] == "which animal has stripes?" and any("zebra" in t for t in calls[0][1])
+    col = FEATURES.index("sent_rel")
+    zebra = next(k for k, t in enumerate(cand_spy.texts) if "zebra" in t)
+    assert cand_spy.features[zebra, col] == 1.0 and cand_bm25.features[zebra, col] == 0.0
+    p_spy, p_bm25 = load_model().predict(cand_spy.features), load_model().predict(cand_bm25.features)
+    assert p_spy[zebra] > p_bm25[zebra]
+    # in the stage, the scorer's score is also mixed into the probability (scorer_weight=1.0)
+    top = dict(max_tokens=12, min_tokens=0, recall=0.5)
+    with_spy = _run(CompressDocuments(relevance=Spy(), **top), "which animal has stripes?", chunks)
+    plain = _run(CompressDocuments(**top), "which animal has stripes?", chunks)
+    assert "zebra" in with_spy.context_text() and "zebra" not in plain.context_text()
+
+
+def test_a_scorer_by_import_path_round_trips_through_a_config() -> None:
+    pipe = Pipeline([TrimTopK(relevance="scorers:Keyword"), CompressDocuments(relevance="scorers:Keyword")])
+    config = pipe.to_config()
+    again = Pipeline.from_config(json.loads(json.dumps(config)))
+    assert again.to_config() == config
+    r = again.run("which animal?", ["The zebra is striped. It lives in Africa.", "Cats sleep a lot."])
+    assert "zebra" in r.context_text()
+
+
+@pytest.mark.parametrize(
+    ("relevance", "error", "match"),
+    [
+        ("scorers:WrongLength", InputError, "returned 1 scores"),
+        ("scorers:NotFinite", InputError, "non-finite"),
+        ("scorers:NOT_A_SCORER", ConfigError, "no score"),
+        ("no_such_module_xyz:Thing", ConfigError, "cannot be loaded"),
+    ],
+)
+def test_bad_scorers_give_typed_errors(relevance, error, match) -> None:
+    with pytest.raises(error, match=match):
+        _run(CompressDocuments(relevance=relevance, min_tokens=0), "q?", ["One sentence here. Another one there.", "A third."])
+
+
+def test_an_object_scorer_cannot_be_saved_but_says_how() -> None:
+    from scorers import Keyword
+
+    with pytest.raises(ConfigError, match="cannot be saved"):
+        Pipeline([CompressDocuments(relevance=Keyword())]).to_config()
+
+
+def test_retriever_scores_are_read_by_both_stages() -> None:
+    texts = [f"Paragraph {i} mentions the same common words about rivers and bridges." for i in range(6)]
+    chunks = [Chunk(t, id=f"p{i}", score=float(i)) for i, t in enumerate(texts)]  # p5 is the retriever's best
+    cand = candidates("rivers and bridges", chunks, len)
+    col = FEATURES.index("retriever")
+    by_chunk = {cand.units[k][0]: cand.features[k, col] for k in range(len(cand.units))}
+    assert by_chunk[5] == 1.0 and by_chunk[0] == 0.0
+    assert cand.features[0, FEATURES.index("has_retriever")] == 1.0
+    # TrimTopK mixes the retriever's rank with computed relevance when asked to
+    r = Pipeline([TrimTopK(k=2, retriever_weight=5.0)]).run("rivers and bridges", chunks)
+    assert {c.id for c in r.chunks} == {"p5", "p4"}
+    assert r.chunks[0].metadata["relevance_source"] == "bm25+retriever"
+    # CompressDocuments: at a high retriever_weight the retriever's best chunk is kept first
+    kept = Pipeline([CompressDocuments(retriever_weight=10.0, max_tokens=15, min_tokens=0)]).run("rivers and bridges", chunks)
+    assert [c.id for c in kept.chunks] == ["p5"]
+
+
+def test_hop_chain_follows_rare_words_from_chunk_to_chunk() -> None:
+    docs = [
+        "kiss tell 1945 film starring shirley temple corliss archer",
+        "shirley temple black actress later served chief protocol united states",
+        "meet corliss archer radio series",
+        "unrelated paragraph about bridges rivers",
+    ]
+    q = terms("What government position was held by the woman who portrayed Corliss Archer in the film Kiss and Tell?")
+    chain, per_hop = hop_chain(q, [d.split() for d in docs], direct=[1.0, 0.1, 0.6, 0.0])
+    assert chain[0] == 0 and chain[1] == 1  # from the film to the actress it names
+    assert per_hop[0][1] > per_hop[0][3]
+
+
+@pytest.mark.parametrize("bad", [{"recall": 0}, {"recall": 1.0}, {"recall": True}, {"ratio": 0}, {"retriever_weight": -1}, {"model": 3}, {"relevance": "nope"}])
+def test_bad_parameters(bad) -> None:
+    with pytest.raises(ConfigError):
+        _run(CompressDocuments(**bad), "q", ["a. b."])
+
+
+def test_a_bad_model_file_is_a_config_error(tmp_path) -> None:
+    (tmp_path / "m.json").write_text("{not json")
+    with pytest.raises(ConfigError, match="not valid JSON"):
+        _run(CompressDocuments(model=str(tmp_path / "m.json")), "q", ["a. b."])
+
+
+def test_every_tuning_constant_is_a_parameter_that_round_trips() -> None:
+    pipe = default_pipeline()
+    pipe.set_params(compress_documents__recall=0.95, compress_documents__retriever_weight=0.5, trim_top_k__retriever_weight=1.0)
+    again = Pipeline.from_config(pipe.to_config())
+    assert again.get_params() == pipe.get_params() or again.to_config() == pipe.to_config()
+    assert again["compress_documents"].recall == 0.95 and again["trim_top_k"].retriever_weight == 1.0
+
+
+@pytest.mark.slow
+def test_training_script_reproduces_a_model(tmp_path, data_dir) -> None:
+    """scripts/train_relevance.py on a slice of the shared data writes a model the stage loads; seeded, so twice is identical."""
+    outs = []
+    for k in range(2):
+        out = tmp_path / f"m{k}.json"
+        subprocess.run(
+            [sys.executable, str(ROOT / "scripts" / "train_relevance.py"), "--shared", "--limit", "12", "--folds", "2", "--out", str(out)],
+            check=True, capture_output=True, text=True, cwd=ROOT,
+        )
+        outs.append(out.read_text())
+    a, b = (json.loads(o) for o in outs)
+    assert a["recall_table"] == b["recall_table"] and a["meta"] == b["meta"]
+    for (wa, ba), (wb, bb) in zip(a["layers"], b["layers"]):
+        assert np.allclose(wa, wb, rtol=1e-6, atol=1e-9) and np.allclose(ba, bb, rtol=1e-6, atol=1e-9)
+    stage = CompressDocuments(model=str(tmp_path / "m0.json"))
+    r = _run(stage, "When did the Zorblat Bridge open?", ["The Zorblat Bridge opened in 1932. Cats sleep a lot."])
+    assert r.chunks

@@ -1,0 +1,243 @@
+"""Per-sentence features for the learned relevance model (:mod:`tokenslim._internal.scorer`).
+
+Every feature is scale-free within one request (normalised by the request's maximum, a rank,
+a share or a flag), so a model fitted on one dataset reads the same numbers on another. The
+hand rules of earlier releases (title match, multi-hop title links, the bridge sentence, the
+answer's kind of value) are features here: the model decides how much each is worth, from
+training data (``scripts/train_relevance.py``), instead of a constant fitted by hand.
+
+Multi-hop without grammar: :func:`hop_chain` follows a chain of chunks from the one the
+question points at, each step expanding the query with the rarest words of the chunks
+reached so far (entities, numbers, dates: whatever the text says), for up to three hops.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import TYPE_CHECKING, Sequence
+
+from tokenslim._internal.lang import words
+from tokenslim._internal.relevance import bm25_scores, normalize, terms
+
+if TYPE_CHECKING:
+    import numpy as np
+
+__all__ = ["FEATURES", "HOPS", "YEAR", "ANAPHOR", "sentence_features", "hop_chain"]
+
+HOPS = 3
+"""Hops :func:`hop_chain` follows past the chunk the question points at (MuSiQue asks up to 4)."""
+_EXPANSION_TERMS = 24
+YEAR = re.compile(
+    r"\b(?:1[0-9]{3}|20[0-9]{2})s?\b|\b[0-9]{1,2}(?:st|nd|rd|th)[ -](?:" + "|".join(sorted(words("date_units"))) + r")\b", re.I
+)
+_DIGIT = re.compile(r"\d")
+_CAPITAL = re.compile(r"(?<=[\w,;:)] )[A-Z][\w'’-]+")
+ANAPHOR = re.compile(r"^[\"'“(]?(?:" + "|".join(sorted(words("anaphors"))) + r")\b", re.I)
+
+FEATURES: tuple[str, ...] = (
+    "sent_rel",  # the sentence's own relevance (BM25 with its title, embeddings, or a plugged scorer), max-normalised
+    "sent_rank",  # 1 / (1 + its rank by sent_rel among the request's sentences)
+    "sent_cover",  # IDF-weighted share of the question's terms in the sentence
+    "sent_hop",  # BM25 of the sentence against the question + the words of the top sentences (second hop), normalised
+    "names_chain",  # share of another chain chunk's title the sentence names (the link between hops)
+    "bridge",  # bridge score: names the subject of a chunk the question points at
+    "chunk_direct",  # the chunk's relevance to the question alone (BM25 + title named), normalised
+    "chunk_linked",  # the chunk's relevance after the title-link hop step
+    "chunk_rank",  # 1 / (1 + rank of the chunk by chunk_linked)
+    "chunk_cover",  # IDF-weighted share of the question's terms in the chunk
+    "title_named",  # share of the chunk's title the question names
+    "chain_order",  # 1 / (1 + hop at which the chain reached the chunk), 0 off the chain
+    "hop1",  # BM25 of the chunk against the rare words of the chain's first chunk
+    "hop2",  # ... + the second chunk's
+    "hop3",  # ... + the third chunk's
+    "retriever",  # the retriever's score for the chunk as a rank in [0, 1] (0 without scores)
+    "has_retriever",  # 1 when the chunks came with retriever scores
+    "first",  # the chunk's first sentence (it names the subject)
+    "position",  # min(position, 5) / 5
+    "relative_position",  # position / sentences in the chunk
+    "length",  # log(1 + terms in the sentence) / 5
+    "anaphor",  # opens with a pronoun ("He", "It", "Their ...")
+    "wants_date",  # the question asks when / what year
+    "wants_number",  # the question asks how many / much / long ...
+    "has_date",  # the sentence holds a year, decade or century
+    "has_number",  # the sentence holds a digit
+    "date_match",  # wants_date and has_date
+    "number_match",  # wants_number and has_number
+    "names_cover",  # share of the sentence's capitalised words (names) found in the question
+    "chunks",  # log(chunks in the request) / 3
+)
+
+
+def _idf_table(docs: Sequence[Sequence[str]]) -> dict[str, float]:
+    df: dict[str, int] = {}
+    for d in docs:
+        for w in set(d):
+            df[w] = df.get(w, 0) + 1
+    n = len(docs)
+    return {w: math.log(1.0 + (n - k + 0.5) / (k + 0.5)) for w, k in df.items()}
+
+
+def _cover(q: Sequence[str], bag: set[str], idf: dict[str, float], default: float) -> float:
+    total = sum(idf.get(w, default) for w in q)
+    return sum(idf.get(w, default) for w in q if w in bag) / total if total else 0.0
+
+
+def _ranks(values: Sequence[float]) -> list[float]:
+    order = sorted(range(len(values)), key=lambda k: (-values[k], k))
+    out = [0.0] * len(values)
+    for r, k in enumerate(order):
+        out[k] = 1.0 / (1.0 + r)
+    return out
+
+
+def hop_chain(
+    query_terms: Sequence[str], docs: Sequence[Sequence[str]], direct: Sequence[float], hops: int = HOPS
+) -> tuple[list[int], list[list[float]]]:
+    """Follow a chain of chunks from the one the question points at most directly.
+
+    Each step scores every chunk by BM25 against the ``24`` rarest words (by IDF over the
+    request's chunks) of the chunks reached so far that the question does not use (what they
+    add to the question), and adds the best chunk not on the chain yet (ties go to the chunk
+    the question points at more directly). The rare words are what a text
+    names (people, places, titles, dates), so the chain goes from "the film X" to its
+    director's chunk to the director's mother's chunk without knowing any grammar.
+
+    Returns:
+        The chain (chunk indices, in the order reached), and per hop the normalised score of
+        every chunk at that hop (1.0 for chunks already on the chain).
+    """
+    n = len(docs)
+    if n == 0:
+        return [], [[] for _ in range(hops)]
+    idf = _idf_table(docs)
+    qset = set(query_terms)
+    chain = [min(range(n), key=lambda i: (-direct[i], i))]
+    per_hop: list[list[float]] = []
+    for _ in range(hops):
+        seen: dict[str, float] = {}
+        for c in chain:
+            for w in docs[c]:
+                # numbers other than years say little about what a text names
+                if w not in qset and (not w.isdigit() or len(w) == 4):
+                    seen[w] = idf.get(w, 0.0)
+        expansion = sorted(seen, key=lambda w: (-seen[w], w))[:_EXPANSION_TERMS]
+        scores = normalize([float(x) for x in bm25_scores(expansion, docs)]) if expansion else [0.0] * n
+        on = set(chain)
+        per_hop.append([1.0 if i in on else scores[i] for i in range(n)])
+        rest = [i for i in range(n) if i not in on]
+        if not rest:
+            continue
+        chain.append(min(rest, key=lambda i: (-scores[i], -direct[i], i)))
+    return chain, per_hop
+
+
+def sentence_features(
+    query: str,
+    sentences: Sequence[str],
+    owners: Sequence[int],
+    positions: Sequence[int],
+    chunk_sizes: Sequence[int],
+    chunk_texts: Sequence[str],
+    titles: Sequence[str],
+    sent_rel: Sequence[float],
+    chunk_direct: Sequence[float],
+    chunk_linked: Sequence[float],
+    bridge: Sequence[float],
+    retriever: Sequence[float | None],
+    wants_date: bool,
+    wants_number: bool,
+) -> "np.ndarray":
+    """The feature matrix, one row per sentence, columns in :data:`FEATURES` order.
+
+    Args:
+        query: The question.
+        sentences: Every candidate sentence (its text, without a title label).
+        owners: Each sentence's chunk index; ``positions``: its index within the chunk.
+        chunk_sizes: Sentences per chunk.
+        chunk_texts: Each chunk's text (without a title label); ``titles``: its title or subject.
+        sent_rel: The sentence relevance the stage was configured with, in [0, 1].
+        chunk_direct, chunk_linked: :func:`~tokenslim._internal.relevance.chunk_relevance`'s two scores.
+        bridge: :func:`~tokenslim._internal.relevance.bridge_scores`.
+        retriever: Each chunk's retriever score, or ``None``.
+        wants_date, wants_number: What the question asks for, when its wording says.
+    """
+    import numpy as np
+
+    n_chunks = len(chunk_texts)
+    q = terms(query)
+    qset = set(q)
+    sent_terms = [terms(s) for s in sentences]
+    chunk_terms = [terms(t) + terms(x) for t, x in zip(titles, chunk_texts)]
+    sent_idf = _idf_table(sent_terms)
+    chunk_idf = _idf_table(chunk_terms)
+    default_s = math.log(1.0 + (len(sentences) + 0.5) / 0.5)
+    default_c = math.log(1.0 + (n_chunks + 0.5) / 0.5)
+    chunk_cover = [_cover(q, set(t), chunk_idf, default_c) for t in chunk_terms]
+    title_terms = [set(terms(t)) for t in titles]
+    title_named = [_cover(sorted(t), qset, chunk_idf, default_c) for t in title_terms]
+    chain, per_hop = hop_chain(q, chunk_terms, chunk_direct)
+    chain_order = [0.0] * n_chunks
+    for h, c in enumerate(chain):
+        chain_order[c] = 1.0 / (1.0 + h)
+    # the second hop at sentence level: the question + the rare words of the two best sentences
+    first_pass = [sent_rel[k] + chunk_linked[owners[k]] for k in range(len(sentences))]
+    top = sorted(range(len(sentences)), key=lambda k: (-first_pass[k], k))[:2]
+    seen = {w: sent_idf.get(w, 0.0) for k in top for w in sent_terms[k] if w not in qset}
+    expansion = sorted(seen, key=lambda w: (-seen[w], w))[:_EXPANSION_TERMS]
+    sent_hop = normalize([float(x) for x in bm25_scores(q + expansion, sent_terms)]) if expansion and q else [0.0] * len(sentences)
+    chain_titles = [(c, title_terms[c] - qset) for c in chain]
+    has_scores = bool(retriever) and all(s is not None for s in retriever)
+    retr = [0.0] * n_chunks
+    if has_scores and n_chunks > 1:
+        order = sorted(range(n_chunks), key=lambda i: (-float(retriever[i]), i))  # type: ignore[arg-type]
+        for r, i in enumerate(order):
+            retr[i] = 1.0 - r / (n_chunks - 1)
+    elif has_scores:
+        retr = [1.0]
+    chunk_rank = _ranks(chunk_linked)
+    sent_rank = _ranks(sent_rel)
+    rows = np.zeros((len(sentences), len(FEATURES)), dtype=np.float64)
+    log_chunks = math.log(max(n_chunks, 1)) / 3.0
+    for k, (text, i, j) in enumerate(zip(sentences, owners, positions)):
+        bag = set(sent_terms[k])
+        names = 0.0
+        for c, tt in chain_titles:
+            if c != i and tt:
+                names = max(names, len(tt & bag) / len(tt))
+        caps = set(terms(" ".join(_CAPITAL.findall(text))))
+        has_date = bool(YEAR.search(text))
+        has_number = bool(_DIGIT.search(text))
+        rows[k] = (
+            sent_rel[k],
+            sent_rank[k],
+            _cover(q, bag, sent_idf, default_s),
+            sent_hop[k],
+            names,
+            bridge[k],
+            chunk_direct[i],
+            chunk_linked[i],
+            chunk_rank[i],
+            chunk_cover[i],
+            title_named[i],
+            chain_order[i],
+            per_hop[0][i] if per_hop and per_hop[0] else 0.0,
+            per_hop[1][i] if len(per_hop) > 1 and per_hop[1] else 0.0,
+            per_hop[2][i] if len(per_hop) > 2 and per_hop[2] else 0.0,
+            retr[i],
+            1.0 if has_scores else 0.0,
+            1.0 if j == 0 else 0.0,
+            min(j, 5) / 5.0,
+            j / max(chunk_sizes[i], 1),
+            math.log1p(len(sent_terms[k])) / 5.0,
+            1.0 if ANAPHOR.match(text) else 0.0,
+            1.0 if wants_date else 0.0,
+            1.0 if wants_number else 0.0,
+            1.0 if has_date else 0.0,
+            1.0 if has_number else 0.0,
+            1.0 if wants_date and has_date else 0.0,
+            1.0 if wants_number and has_number else 0.0,
+            len(caps & qset) / len(caps) if caps else 0.0,
+            log_chunks,
+        )
+    return rows
