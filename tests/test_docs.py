@@ -116,3 +116,48 @@ def test_readme_is_a_front_page() -> None:
     assert [line.split()[:2] for line in first_block.splitlines()] == [["bash", "scripts/demo.sh"], ["bash", "scripts/test.sh"]]
     for target in re.findall(r"\]\(((?:docs/|CONTRIBUTING|LICENSE|NOTICE)[^)#]*)", text):
         assert (ROOT / target).exists(), f"README links to a missing file: {target}"
+
+
+def _headlines() -> list[str]:
+    """The figures the README's and the docs home page's headline table must show, computed from results/*.json."""
+    import json
+
+    def load(path: str):
+        return json.loads((ROOT / "results" / path).read_text(encoding="utf-8"))
+
+    def pct(q) -> str:
+        return f"**{100 * q['mean']:.1f}%** [{100 * q['low']:.1f}, {100 * q['high']:.1f}]"
+
+    hot = load("compression_hotpotqa.json")["formats"]["metadata_title"]
+    llm = load("hotpotqa_vllm_100/bench.json")["stages"]
+    base, last = llm[0], llm[-1]
+    html = load("html.json")["results"]
+    inj = load("injection.json")["results"]
+    lc = load("langchain_vs_tokenslim.json")
+    sgd = {(r["method"], r["keep_last"]): r for r in load("conversation_sgd.json")["sgd"]}
+    fuzz = load("fuzz.json")
+    return [
+        f"**{hot['tokenslim']['ratio']:.2f}x**", pct(hot["tokenslim"]["quality"]),
+        f"{100 * hot['BM25 sentences']['quality']['mean']:.1f}%",
+        f"{base['tokens_model']['mean']:,.0f} -> {last['tokens_model']['mean']:,.0f} prompt tokens",
+        f"prefill **{last['prefill_ratio']['mean']:.2f}x** [{last['prefill_ratio']['low']:.2f}, {last['prefill_ratio']['high']:.2f}]",
+        f"KV {base['kv_mb_allocated_per_request']:.1f} -> {last['kv_mb_allocated_per_request']:.1f} MB",
+        f"{last['answer_nll_delta']['mean']:+.2f} [{last['answer_nll_delta']['low']:+.2f}, {last['answer_nll_delta']['high']:+.2f}]".lstrip("+"),
+        f"F1 **{html['tokenslim']['F1']:.3f}** at {html['tokenslim']['ms_p50']:.1f} ms",
+        f"trafilatura {html['trafilatura']['F1']:.3f} at {html['trafilatura']['ms_p50']:.1f} ms",
+        f"**{sum(p['leaked'] for p in inj['pipeline_chunk'].values())} of {sum(p['hidden'] for p in inj['pipeline_chunk'].values())}**",
+        f"trafilatura {sum(p['leaked'] for p in inj['trafilatura'].values())}, readability {sum(p['leaked'] for p in inj['readability'].values())}",
+        f"{100 * lc['tokenslim_at_langchain']['answer_in_context']:.1f}% of answers kept vs {100 * lc['langchain']['answer_in_context']:.1f}%",
+        f"**{load('run_batch.json')['ratio_loop_over_batch']['wall']:.2f}x**", f"{load('ray_scaling.json')['speedup_2_vs_1']}x of 1",
+        f"**{100 * sgd[('tokenslim summarize', 4)]['slot_retention']:.1f}%** of slot values kept at {sgd[('tokenslim summarize', 4)]['ratio']:.2f}x",
+        f"same tokens: {100 * sgd[('truncate to same tokens', 4)]['slot_retention']:.1f}%",
+        f"{sum(r['tried'] for r in fuzz):,} fuzzed inputs, {sum(r['unexpected'] for r in fuzz)} unexpected",
+    ]
+
+
+@pytest.mark.parametrize("doc", ["README.md", "docs/index.md"])
+def test_headline_figures_come_from_the_results_files(doc: str) -> None:
+    """The headline table is typed by hand (a README is not built): every figure in it is checked against its json."""
+    text = (ROOT / doc).read_text(encoding="utf-8")
+    missing = [h for h in _headlines() if h not in text]
+    assert not missing, f"{doc}: headline figures that no longer match results/*.json (rerun, then update): {missing}"
