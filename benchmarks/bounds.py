@@ -9,7 +9,7 @@ allocations during the call (run separately, since tracing slows the call),
 the bound stated for the case, and whether it held. A case that passes its hard
 timeout counts as a failure.
 
-Stated bounds (documented limits, see the "Reliability" section of README.md):
+Stated bounds (documented limits, see docs/benchmarks/reliability.md):
 
 * 50 MB HTML page (just under ``tokenslim.html.MAX_HTML_BYTES``): extract_main_text
   and default_pipeline finish; one byte over the limit is refused up front with

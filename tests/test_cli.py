@@ -81,7 +81,7 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     assert info.value.code == 0 and capsys.readouterr().out.strip() == f"tokenslim {tokenslim.__version__}"
 
 
-def test_bench_measures_a_saved_pipeline(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_bench_measures_a_saved_pipeline(capsys: pytest.CaptureFixture[str], tmp_path: Path, data_dir: Path) -> None:
     import tokenslim
     from tokenslim.stages import Budget, Dedupe, TrimTopK
 
@@ -169,7 +169,9 @@ def test_capacity_errors(capsys: pytest.CaptureFixture[str], model_dir: Path, tm
     assert info.value.code == 2 and "size '80' has no unit" in capsys.readouterr().err
 
 
-def test_bench_on_fake_backend_then_capacity_from_it(capsys: pytest.CaptureFixture[str], tmp_path: Path, model_dir: Path) -> None:
+def test_bench_on_fake_backend_then_capacity_from_it(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, model_dir: Path, data_dir: Path
+) -> None:
     import tokenslim
 
     out_dir = tmp_path / "run"

@@ -42,9 +42,9 @@ class Pipeline:
             the finished stages made, the rest passed through unchanged, with each skipped
             stage in the report (``StageReport.error`` starts with ``"DeadlineExceeded"``).
             A stage that started in time runs to its end, so a request can overrun by one
-            stage's time (every stage is near-linear in its input: README, "Bounded cost").
+            stage's time (every stage is near-linear in its input: docs/benchmarks/reliability.md).
 
-    Example:
+    Examples:
         >>> import tokenslim
         >>> p = tokenslim.Pipeline([tokenslim.stages.Dedupe()])
         >>> r = p.run("q", ["same text", "same  text"])
@@ -150,7 +150,7 @@ class Pipeline:
             ConfigError: a stage is not registered, or a value (a callable, a tokenizer
                 object) cannot be written as data.
 
-        Example:
+        Examples:
             >>> import json, tokenslim
             >>> p = tokenslim.default_pipeline(token_budget=500)
             >>> q = tokenslim.Pipeline.from_config(json.loads(json.dumps(p.to_config())))

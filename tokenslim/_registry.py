@@ -60,7 +60,7 @@ def register_stage(cls: T | None = None, /, *, name: str | None = None) -> T | C
         ConfigError: the name is not snake_case, or is taken by another class
             (built-in names cannot be re-registered).
 
-    Example:
+    Examples:
         >>> import tokenslim
         >>> from tokenslim.stages import BaseStage
         >>> @tokenslim.register_stage

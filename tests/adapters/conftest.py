@@ -9,7 +9,7 @@ from tokenslim.bench import datasets
 
 
 @pytest.fixture(scope="session")
-def hotpot_examples() -> list[datasets.Example]:
+def hotpot_examples(data_dir) -> list[datasets.Example]:
     """The first 20 HotpotQA distractor questions (10 Wikipedia paragraphs each)."""
     return datasets.hotpotqa(limit=20)
 
@@ -21,7 +21,7 @@ def pipeline() -> tokenslim.Pipeline:
 
 
 @pytest.fixture(scope="session")
-def sgd_example() -> datasets.Example:
+def sgd_example(data_dir) -> datasets.Example:
     """A real task-oriented dialogue (SGD) with at least 12 turns of history."""
     return next(e for e in datasets.sgd() if len(e.history) >= 12)
 

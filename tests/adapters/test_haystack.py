@@ -14,6 +14,8 @@ from tests.adapters.conftest import has_answer
 from tests.adapters.custom_stages import custom_pipeline, record_result
 from tokenslim.stages import BaseStage
 
+pytestmark = pytest.mark.haystack
+
 
 @pytest.fixture(scope="module")
 def store(hotpot_examples) -> InMemoryDocumentStore:

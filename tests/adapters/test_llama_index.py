@@ -17,6 +17,8 @@ from tests.adapters.conftest import has_answer
 from tests.adapters.custom_stages import custom_pipeline
 from tokenslim.bench.datasets import Example
 
+pytestmark = pytest.mark.llama_index
+
 
 def _nodes(ex: Example) -> list[NodeWithScore]:
     return [

@@ -15,7 +15,7 @@ from tokenslim.backends import Backend, HFBackend
 from tokenslim.backends._common import encode_chat
 from tokenslim.capacity import dtype_bytes
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.model]
 
 FRANCE = [{"role": "user", "content": "What is the capital of France?"}]
 

@@ -16,7 +16,7 @@ import pytest
 from tokenslim.backends import OpenAIBackend
 from tokenslim.cli import main
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.llama_cpp]
 
 FRANCE = [{"role": "user", "content": "What is the capital of France?"}]
 

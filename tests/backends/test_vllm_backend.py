@@ -9,7 +9,7 @@ import pytest
 from tokenslim.backends import Backend
 from tokenslim.capacity import dtype_bytes, kv_bytes_per_token
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.vllm]
 
 FRANCE = [{"role": "user", "content": "What is the capital of France?"}]
 

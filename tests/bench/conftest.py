@@ -11,7 +11,7 @@ from tokenslim.bench.runner import BenchReport, run_ablation
 
 
 @pytest.fixture(scope="session")
-def run() -> tuple[BenchReport, OracleBackend, list[datasets.Example]]:
+def run(data_dir) -> tuple[BenchReport, OracleBackend, list[datasets.Example]]:
     examples = datasets.hotpotqa(14)
     measured, warm = examples[:12], examples[12:]
     backend = OracleBackend({e.query: e.answers[0] for e in examples})

@@ -23,6 +23,6 @@ def test_every_format_keeps_the_paragraph_and_moves_the_title() -> None:
     assert ex[0].chunks[1].metadata["title"] == title  # the input is not changed
 
 
-def test_unknown_format_is_a_typed_error() -> None:
+def test_unknown_format_is_a_typed_error(data_dir) -> None:
     with pytest.raises(InputError, match="unknown input format"):
         D.as_format(D.hotpotqa(1), "pdf")

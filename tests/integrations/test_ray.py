@@ -15,6 +15,7 @@ from tokenslim.bench.datasets import hotpotqa
 from tokenslim.errors import ConfigError, InputError, MissingDependency
 from tokenslim.integrations.ray import compress_dataset, compress_rows
 
+pytestmark = pytest.mark.ray
 
 
 def _rows() -> list[dict]:

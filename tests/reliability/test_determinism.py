@@ -49,7 +49,7 @@ def _in_subprocess(seed: str, tmp_path: Path) -> list:
     return json.loads(out.stdout)
 
 
-def test_same_output_across_processes_and_hash_seeds(tmp_path):
+def test_same_output_across_processes_and_hash_seeds(tmp_path, data_dir):
     namespace: dict = {}
     exec(compile(_SCRIPT, "fingerprint", "exec"), namespace)
     here = json.loads(json.dumps(namespace["run"]()))

@@ -20,6 +20,9 @@ from tokenslim import Chunk
 from tokenslim.bench.adversarial import SHAPES, QUERY, growth, run_request
 from tokenslim.stages import Dedupe
 
+# Timing growth at n and 2n: ~25 s in all, and CPU-time ratios wobble on a loaded 2-core machine.
+pytestmark = pytest.mark.slow
+
 # CI sizes: large enough that a quadratic path would dominate the fixed cost of a run
 CI_N = {
     "many_chunks": 2_000,

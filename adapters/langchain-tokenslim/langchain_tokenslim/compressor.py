@@ -10,7 +10,8 @@ from langchain_core.runnables.config import run_in_executor
 from pydantic import ConfigDict, Field, field_serializer, field_validator
 
 import tokenslim
-from tokenslim import Chunk, Result
+from tokenslim import Result
+from tokenslim.integrations.documents import run_documents
 
 __all__ = ["TokenSlimCompressor"]
 
@@ -21,16 +22,6 @@ def _score(doc: Document, keys: Sequence[str]) -> float | None:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             return float(value)
     return None
-
-
-def _stats(result: Result, original: Document, chunk: Chunk) -> dict[str, Any]:
-    """The ``metadata["tokenslim"]`` entry of one surviving document."""
-    extra = {k: v for k, v in chunk.metadata.items() if k not in original.metadata and k != "position"}
-    return {
-        "original_tokens": result.count(original.page_content),
-        "kept_tokens": result.count(chunk.text),
-        **extra,
-    }
 
 
 class TokenSlimCompressor(BaseDocumentCompressor):
@@ -99,20 +90,21 @@ class TokenSlimCompressor(BaseDocumentCompressor):
             tokenslim.errors.InputError: a document's text is not a string.
             tokenslim.errors.StageError: a stage failed and the pipeline fails closed.
         """
-        docs = list(documents)
-        chunks = [
-            Chunk(text=d.page_content, score=_score(d, self.score_keys), id=f"d{i}", metadata=dict(d.metadata))
-            for i, d in enumerate(docs)
+        kept = run_documents(
+            self.pipeline,
+            query,
+            documents,
+            text=lambda d: d.page_content,
+            score=lambda d: _score(d, self.score_keys),
+            metadata=lambda d: d.metadata,
+            doc_id=lambda d: d.id,
+            disable=self.disable,
+            on_result=self.on_result,
+        )
+        return [
+            Document(page_content=k.chunk.text, metadata={**k.document.metadata, "tokenslim": k.stats}, id=k.document.id)
+            for k in kept
         ]
-        result = self.pipeline.run(query, chunks, disable=self.disable)
-        if self.on_result is not None:
-            self.on_result(result)
-        out = []
-        for chunk in result.chunks:
-            original = docs[int(chunk.id[1:])]
-            meta = {**original.metadata, "tokenslim": _stats(result, original, chunk)}
-            out.append(Document(page_content=chunk.text, metadata=meta, id=original.id))
-        return out
 
     async def acompress_documents(
         self,

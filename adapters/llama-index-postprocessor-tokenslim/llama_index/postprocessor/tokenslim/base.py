@@ -9,8 +9,9 @@ from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle
 
 import tokenslim
-from tokenslim import Chunk, Result
+from tokenslim import Result
 from tokenslim.errors import InputError
+from tokenslim.integrations.documents import run_documents
 
 __all__ = ["TokenSlimPostprocessor"]
 
@@ -71,24 +72,23 @@ class TokenSlimPostprocessor(BaseNodePostprocessor):
         """
         if query_bundle is None:
             raise InputError("TokenSlimPostprocessor needs the query: pass query_bundle or query_str")
-        texts = [n.node.get_content(metadata_mode=MetadataMode.NONE) for n in nodes]
-        chunks = [
-            Chunk(text=text, score=n.score, id=f"n{i}", metadata=dict(n.node.metadata))
-            for i, (n, text) in enumerate(zip(nodes, texts))
-        ]
-        result = self.pipeline.run(query_bundle.query_str, chunks, disable=self.disable)
-        if self.on_result is not None:
-            self.on_result(result)
+        kept = run_documents(
+            self.pipeline,
+            query_bundle.query_str,
+            nodes,
+            text=lambda n: n.node.get_content(metadata_mode=MetadataMode.NONE),
+            score=lambda n: n.score,
+            metadata=lambda n: n.node.metadata,
+            doc_id=lambda n: n.node.node_id,
+            disable=self.disable,
+            on_result=self.on_result,
+        )
         out = []
-        for chunk in result.chunks:
-            i = int(chunk.id[1:])
-            original = nodes[i]
+        for k in kept:
+            original = k.document
             node = original.node.model_copy()
-            node.set_content(chunk.text)
-            node.metadata = {
-                **original.node.metadata,
-                _KEY: {"original_tokens": result.count(texts[i]), "kept_tokens": result.count(chunk.text)},
-            }
+            node.set_content(k.chunk.text)
+            node.metadata = {**original.node.metadata, _KEY: k.stats}
             node.excluded_llm_metadata_keys = [*original.node.excluded_llm_metadata_keys, _KEY]
             node.excluded_embed_metadata_keys = [*original.node.excluded_embed_metadata_keys, _KEY]
             out.append(NodeWithScore(node=node, score=original.score))

@@ -10,7 +10,8 @@ from haystack.core.errors import DeserializationError, SerializationError
 from haystack.utils import deserialize_callable, serialize_callable
 
 import tokenslim
-from tokenslim import Chunk, Result
+from tokenslim import Result
+from tokenslim.integrations.documents import run_documents
 
 __all__ = ["TokenSlimCompressor"]
 
@@ -67,18 +68,18 @@ class TokenSlimCompressor:
         Raises:
             tokenslim.errors.InputError: a document has no text content.
         """
-        chunks = [
-            Chunk(text=d.content if d.content is not None else "", score=d.score, id=f"d{i}", metadata=dict(d.meta))
-            for i, d in enumerate(documents)
-        ]
-        result = self.pipeline.run(query, chunks, disable=self.disable)
-        if self.on_result is not None:
-            self.on_result(result)
-        out = []
-        for chunk in result.chunks:
-            original = documents[int(chunk.id[1:])]
-            stats = {"original_tokens": result.count(original.content or ""), "kept_tokens": result.count(chunk.text)}
-            out.append(replace(original, content=chunk.text, meta={**original.meta, "tokenslim": stats}))
+        kept = run_documents(
+            self.pipeline,
+            query,
+            documents,
+            text=lambda d: d.content if d.content is not None else "",
+            score=lambda d: d.score,
+            metadata=lambda d: d.meta,
+            doc_id=lambda d: d.id,
+            disable=self.disable,
+            on_result=self.on_result,
+        )
+        out = [replace(k.document, content=k.chunk.text, meta={**k.document.meta, "tokenslim": k.stats}) for k in kept]
         return {"documents": out}
 
     def to_dict(self) -> Dict[str, Any]:

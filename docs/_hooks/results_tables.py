@@ -1,0 +1,310 @@
+"""Benchmark tables generated from ``results/*.json`` when the docs are built.
+
+A page writes a marker such as ``<!-- results: compression results/compression_hotpotqa.json -->``
+and this mkdocs hook (``hooks:`` in ``mkdocs.yml``) replaces it with the table rendered from
+that file, headed by the command that produced it, so a figure on the site cannot drift from
+its run. Rerun the command, commit the new json, rebuild: the page follows.
+
+    python docs/_hooks/results_tables.py compression results/compression_nq.json   # print one table
+
+Kinds (``RENDERERS``): ``compression`` (benchmarks/bench_compression.py; ``compression_rows``
+for its older files), ``bench`` (a
+``tokenslim bench`` run's bench.json, rendered by :func:`tokenslim.bench.report.markdown`;
+``bench_summary`` for its changed rows and controls in a few columns),
+``llama_cpp`` (benchmarks/bench_llama_cpp.py), ``langchain``, ``run_batch``, ``ray``,
+``conversation``, ``html``, ``injection``, ``fuzz``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+ROOT = Path(__file__).resolve().parents[2]
+MARKER = re.compile(r"^([ \t]*)<!--\s*results:\s*(\w+)\s+(\S+?)\s*-->[ \t]*$", re.M)
+
+
+class ResultsError(ValueError):
+    """A marker names an unknown kind or a results file that is missing or malformed."""
+
+
+def _load(path: str) -> Any:
+    p = ROOT / path
+    if not p.is_file():
+        raise ResultsError(f"results file {path!r} not found (marker in the docs)")
+    return json.loads(p.read_text(encoding="utf-8"))
+
+
+def _table(head: list[str], rows: list[list[str]], align: str | None = None) -> str:
+    align = align or "l" + "r" * (len(head) - 1)
+    sep = ["---:" if a == "r" else "---" for a in align]
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join(sep) + "|"]
+    lines += ["| " + " | ".join(c.replace("|", "\\|") for c in r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def _source(command: str | None, path: str) -> str:
+    cmd = f"`{command}`" if command else "(command not recorded in the file)"
+    return f"Command: {cmd}  \nSource: `{path}` (table generated from the file at build time)"
+
+
+def _n(x: float | None, digits: int = 0) -> str:
+    return "-" if x is None else f"{x:,.{digits}f}"
+
+
+def _pct(q: dict[str, Any] | None) -> str:
+    if not q or q.get("mean") is None:
+        return "-"
+    return f"{100 * q['mean']:.1f}% [{100 * q['low']:.1f}, {100 * q['high']:.1f}]"
+
+
+# -- renderers ---------------------------------------------------------------------------------
+def compression(path: str) -> str:
+    """benchmarks/bench_compression.py: one table per input format, every system of that run."""
+    d = _load(path)
+    metric = {"answer_kept": "answer kept [95% CI]", "term_recall": "term recall [95% CI]"}.get(d.get("metric"), "quality")
+    out = [_source(d.get("command"), path), ""]
+    extra = [f"{k}={d[k]}" for k in ("limit", "ratio", "relevance") if d.get(k) is not None]
+    if extra:
+        out += [f"Settings: {', '.join(extra)}.", ""]
+    for fmt, systems in d["formats"].items():
+        budget = " (every system capped at BM25 top-3's tokens, per question)" if "@top-3" in fmt else ""
+        out += [f"**{d['dataset']}, chunks given as `{fmt.split(' @')[0]}`{budget}**", ""]
+        rows = []
+        for name, s in systems.items():
+            q = s.get("quality")
+            kept = f" ({s['kept']}/{q['n']})" if s.get("kept") is not None and q else ""
+            halves = " / ".join(_pct(h.get("quality")).split(" ")[0] for h in s.get("halves") or [])
+            rows.append([name, _n(s["tokens_after"]), f"{s['ratio']:.2f}x", _pct(q) + kept, halves or "-",
+                         _n(s.get("p50_ms"), 1)])
+        out += [_table(["system", "tokens after", "ratio", metric, "halves", "p50 ms"], rows), ""]
+    return "\n".join(out)
+
+
+def compression_rows(path: str) -> str:
+    """Older bench_compression.py files (a flat ``rows`` dict, before per-format tables)."""
+    d = _load(path)
+    rows = []
+    for name, r in d["rows"].items():
+        halves = " / ".join(f"{100 * h['quality']:.1f}%" for h in r.get("halves") or [])
+        rows.append([name, _n(r["tokens_after"]), f"{r['ratio']:.2f}x",
+                     f"{100 * r['quality']:.1f}% (of {r['denominator']})", halves or "-", _n(r.get("p50_ms"), 1)])
+    return _source(d.get("command"), path) + "\n\n" + _table(
+        ["system", "tokens after", "ratio", "answer kept", "halves", "p50 ms"], rows)
+
+
+def bench(path: str) -> str:
+    """A `tokenslim bench` run (bench.json), rendered by the library's own report writer."""
+    from tokenslim.bench.report import markdown
+
+    text = markdown(_load(path))
+    # the report is a page of its own: demote its headings below the docs page's
+    text = re.sub(r"^(#+) ", lambda m: "#" * min(6, len(m.group(1)) + 2) + " ", text, flags=re.M)
+    return f"Source: `{path}` (rendered at build time by `tokenslim.bench.report.markdown`)\n\n{text}"
+
+
+def bench_summary(path: str) -> str:
+    """A `tokenslim bench` run, the rows that change the prompt and the controls, in a few columns."""
+    d = _load(path)
+
+    def ci(x: dict[str, Any] | None, digits: int = 2, sign: bool = False) -> str:
+        if not x or x.get("mean") is None:
+            return ""
+        f = f"{{:+.{digits}f}}" if sign else f"{{:.{digits}f}}"
+        return f"{f.format(x['mean'])} [{f.format(x['low'])}, {f.format(x['high'])}]"
+
+    rows = []
+    for st in d["stages"]:
+        if st["stage"] != "baseline" and not st.get("changed", True):
+            continue
+        red = st.get("token_reduction_pct")
+        tokens = _n(st["tokens_model"]["mean"]) + (f" (-{red:.1f}%)" if red else "")
+        ratio = "1" if st["stage"] == "baseline" else ci(st.get("prefill_ratio"))
+        kv = f"{st['kv_mb_per_request']:.1f} / {st['kv_mb_allocated_per_request']:.1f}" if st.get("kv_mb_per_request") else "-"
+        aic = (st.get("quality") or {}).get("answer_in_context")
+        rows.append([st["stage"], tokens, _n(st["prefill_ms"]["p50"]), ratio, kv,
+                     ci(aic) if st["stage"] != "baseline" else f"{aic['mean']:.2f}" if aic and aic.get("mean") is not None else "-",
+                     f"{st['answer_nll']['mean']:.2f}" if st.get("answer_nll") else "-",
+                     ci(st.get("answer_nll_delta"), sign=True) if st["stage"] != "baseline" else ""])
+    for c in d.get("controls") or []:
+        rows.append([f"control: {c['control'].replace('_', ' ')}", "", "", "", "", "",
+                     f"{c['answer_nll']['mean']:.2f}", f"**{ci(c['answer_nll_delta'], sign=True)}**"])
+    meta = d["meta"]
+    return "\n".join([
+        f"Command: `{meta.get('command', '?')}`  \nSource: `{path}` (table generated from the file at build time); "
+        + ", ".join(x for x in (f"{meta.get('n_examples')} {meta.get('dataset')} questions", meta.get("backend"),
+                                meta.get("dtype"), meta.get("repeats") and f"{meta['repeats']} timing pass(es)",
+                                meta.get("cpu")) if x), "",
+        _table(["stage", "prompt tokens (model)", "prefill p50 ms", "prefill ratio [95% CI]",
+                "KV MB / request: config / observed", "answer in context", "answer NLL/token",
+                "change vs baseline [95% CI]"], rows),
+    ])
+
+
+def llama_cpp(path: str) -> str:
+    """benchmarks/bench_llama_cpp.py: ``path`` is the run's folder (vllm/, llama_cpp/, memory.json)."""
+    mem = _load(f"{path}/memory.json")
+    rows = []
+    commands = []
+    for name, engine in (("vllm", "vLLM"), ("llama_cpp", "llama.cpp, 1 thread")):
+        rep = _load(f"{path}/{name}/bench.json")
+        commands.append(f"`{rep['meta'].get('command', '?')}`")
+        for label, stage in (("uncompressed", rep["stages"][0]), ("default_pipeline()", rep["stages"][-1])):
+            rows.append([engine, label, _n(stage["tokens_model"]["mean"]), _n(stage["ttft_ms"]["p50"]),
+                         _n(stage["ttft_ms"]["p95"]), _n(stage["tpot_ms"]["p50"], 1), _n(stage["tpot_ms"]["p95"], 1),
+                         _n(mem[name]["rss_peak_bytes"] / 2**20)])
+    return "\n".join([
+        "Command: `flock /tmp/tokenslim-bench.lock python benchmarks/bench_llama_cpp.py --limit 12 --out "
+        f"{path}`, which runs, per engine: " + "; ".join(commands) + f"  \nSource: `{path}/*/bench.json`, "
+        f"`{path}/memory.json` (generated at build time)", "",
+        _table(["engine", "prompts", "tokens/req", "TTFT p50 ms", "TTFT p95 ms", "TPOT p50 ms", "TPOT p95 ms",
+                "server RSS peak MiB"], rows, "llrrrrrr"),
+    ])
+
+
+def langchain(path: str) -> str:
+    """benchmarks/bench_langchain.py: each compressor at its own budget and at the other's."""
+    d = _load(path)
+    rows = []
+    for key, budget, label in (
+        ("langchain", "LangChain's", "LangChain DocumentCompressorPipeline(EmbeddingsRedundantFilter + EmbeddingsFilter(k=3))"),
+        ("tokenslim_at_langchain", "LangChain's", "tokenslim capped per question at LangChain's tokens"),
+        ("tokenslim", "tokenslim's", "langchain_tokenslim.TokenSlimCompressor() (default_pipeline())"),
+        ("langchain_at_tokenslim", "tokenslim's", "LangChain's ranking, whole paragraphs ≤ tokenslim's tokens"),
+    ):
+        s = d[key]
+        lo, hi = s["wilson95"]
+        rows.append([budget, label, _n(s["tokens_out"]), f"{s['reduction']:.2f}x",
+                     f"{100 * s['answer_in_context']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}] ({s['answer_kept']}/{s['answerable']})",
+                     _n(s.get("ms_per_query"), 1)])
+    return _source(d["command"], path) + "\n\n" + _table(
+        ["budget", "compressor", "tokens out", "reduction", "answer kept [95% CI]", "ms/query"], rows, "llrrrr")
+
+
+def run_batch(path: str) -> str:
+    """benchmarks/bench_run_batch.py: a loop of run() against one run_batch()."""
+    d = _load(path)
+    rows = []
+    for arm, label in (("loop", "loop of `run()`"), ("batch", "`run_batch()`")):
+        real, padded = d["model_tokens_real_padded"][arm]
+        rows.append([label, f"{d['median'][arm]['wall']:.2f}", f"{d['median'][arm]['cpu']:.2f}",
+                     _n(d["encode_calls_per_round"][arm]), f"{real:,} ({padded:,})"])
+    return "\n".join([
+        _source(d["command"], path), "",
+        _table(["arm", "wall s (median)", "CPU s (median)", "model encode calls", "tokens through the model (padded)"], rows),
+        "", f"{d['requests']} requests, {d['rounds']} rounds, pipeline parameters `{d['pipeline_params']}`; "
+        f"`run_batch` is {d['ratio_loop_over_batch']['wall']:.2f}x faster (wall); {d['outputs_equal']} of "
+        f"{d['requests']} outputs equal `run()`'s.",
+    ])
+
+
+def ray(path: str) -> str:
+    """benchmarks/bench_ray.py: requests per second in-process and on a local Ray cluster."""
+    d = _load(path)
+    rows = [[k, f"{v:.1f}", " / ".join(f"{c:.2f}" for c in d["cpu_cores_obtained_each"][k])]
+            for k, v in d["requests_per_s"].items()]
+    return "\n".join([
+        _source(d["command"], path), "",
+        _table([f"run ({d['requests']:,} requests, batch {d['batch_size']})", "requests/s (median)", "CPU cores obtained per repeat"], rows),
+        "", f"2 workers vs 1: {d['speedup_2_vs_1']}x ({100 * d['scaling_efficiency']:.0f}% scaling efficiency); "
+        f"rows differing from the in-process output: {d.get('rows_differing_from_in_process', '?')}. CPU: {d['cpu']}.",
+    ])
+
+
+def conversation(path: str) -> str:
+    """benchmarks/bench_conversation.py: state summary against truncation."""
+    d = _load(path)
+    out = [_source(d["command"], path), "", "**SGD dialogues: share of gold slot values kept**", ""]
+    rows = [[r["method"], str(r["keep_last"]), _n(r["tokens_after"]), f"{r['ratio']:.2f}x",
+             f"{100 * r['slot_retention']:.1f}% ({r['slots_kept']}/{r['slots_present']})", f"{r['ms_p50']:.3f}"]
+            for r in d["sgd"]]
+    out += [_table(["method", "keep_last", "tokens after", "ratio", "slot values kept", "p50 ms"], rows), ""]
+    if d.get("dialogsum"):
+        out += ["**DialogSum (500 dev dialogues): ROUGE-1 recall of the human summary in the compressed history**", ""]
+        rows = [[r["method"], str(r["keep_last"]), _n(r["tokens_after"]), f"{r['ratio']:.2f}x",
+                 f"{100 * r['recall_compressed']:.1f}% (uncompressed: {100 * r['recall_full']:.1f}%)"] for r in d["dialogsum"]]
+        out += [_table(["method", "keep_last", "tokens after", "ratio", "summary recall"], rows), ""]
+    return "\n".join(out)
+
+
+def html(path: str) -> str:
+    """benchmarks/bench_html.py: main-text extraction quality and speed."""
+    d = _load(path)
+    rows = [[name, f"{r['F1']:.3f}", f"{r['P']:.3f}", f"{r['R']:.3f}", f"{r['ms_p50']:.2f}", f"{r['with']:.3f}",
+             f"{r['without']:.3f}", str(r["pages"])] for name, r in d["results"].items()]
+    return _source(d["command"], path) + "\n\n" + _table(
+        ["extractor", "F1", "P", "R", "ms/page p50", "snippets found", "boilerplate absent", "pages"], rows)
+
+
+def injection(path: str) -> str:
+    """benchmarks/bench_injection.py: hidden instructions that reach the output, per tool."""
+    d = _load(path)
+    labels = {"tokenslim": "tokenslim `extract_main_text`", "pipeline_chunk": "tokenslim `default_pipeline()`, page as a chunk",
+              "pipeline_history": "tokenslim `default_pipeline()`, page as a tool message",
+              "trafilatura": "trafilatura `extract`", "readability": "readability-lxml `Document.summary()`"}
+    rows = []
+    for name, pages in d["results"].items():
+        v = list(pages.values())
+        rows.append([labels.get(name, name), f"{sum(1 for p in v if p['leaked'])} / {len(v)}",
+                     f"{sum(p['leaked'] for p in v)} / {sum(p['hidden'] for p in v)}",
+                     f"{sum(p['visible_kept'] for p in v)} / {sum(p['visible'] for p in v)}",
+                     str(sum(1 for p in v if p.get("error")))])
+    return _source(d["command"], path) + "\n\n" + _table(
+        ["tool", "pages leaking", "instructions leaked", "visible paragraphs kept", "errors"], rows)
+
+
+def fuzz(path: str) -> str:
+    """benchmarks/fuzz.py: inputs tried per target, typed errors, unexpected failures."""
+    d = _load(path)
+    rows = [[r["target"], _n(r["tried"]), _n(r["typed"]), str(r["unexpected"]), _n(r["max_ms"])] for r in d]
+    total = sum(r["tried"] for r in d)
+    return "\n".join([
+        "Command: `python benchmarks/fuzz.py --jobs 2`  \n"
+        f"Source: `{path}` (generated at build time)", "",
+        _table(["target", "inputs", "typed errors", "unexpected", "slowest input ms"], rows), "",
+        f"{total:,} inputs, {sum(r['unexpected'] for r in d)} unexpected exceptions or broken invariants.",
+    ])
+
+
+RENDERERS: dict[str, Callable[[str], str]] = {
+    "compression": compression, "compression_rows": compression_rows, "bench": bench,
+    "bench_summary": bench_summary, "llama_cpp": llama_cpp, "langchain": langchain,
+    "run_batch": run_batch, "ray": ray, "conversation": conversation, "html": html, "injection": injection, "fuzz": fuzz,
+}
+
+
+def render(kind: str, path: str) -> str:
+    """The markdown for one marker."""
+    if kind not in RENDERERS:
+        raise ResultsError(f"unknown results kind {kind!r}; known: {sorted(RENDERERS)}")
+    return RENDERERS[kind](path)
+
+
+def expand(markdown: str) -> str:
+    """Replace every results marker of a page with its table."""
+    def table(m: re.Match[str]) -> str:
+        indent = m.group(1)  # a marker inside an admonition: indent the whole table like it
+        return "\n".join(indent + line if line else line for line in render(m.group(2), m.group(3)).split("\n"))
+
+    return MARKER.sub(table, markdown)
+
+
+def on_page_markdown(markdown: str, **kwargs: Any) -> str:
+    """mkdocs hook: expand the page's results markers (a bad marker stops the build)."""
+    return expand(markdown)
+
+
+_ROLE = re.compile(r":(?:class|meth|func|data|mod|attr|exc|obj):(<code>)~?")
+
+
+def on_page_content(html: str, **kwargs: Any) -> str:
+    """mkdocs hook: the docstrings are shared with Sphinx-style readers; drop the ``:class:`` / ``:meth:``...
+    role prefixes (and a leading ``~``) that mkdocstrings leaves in front of the code they mark."""
+    return _ROLE.sub(r"\1", html)
+
+
+if __name__ == "__main__":
+    print(render(sys.argv[1], sys.argv[2]))

@@ -1,0 +1,163 @@
+"""The docs site builds with --strict, its examples run, its benchmark tables come from results/*.json,
+and the README's example prints what the README shows."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+PAGES = sorted(p for p in DOCS.rglob("*.md") if "_hooks" not in p.parts)
+RUNNABLE = re.compile(r"^```python\n(.*?)^```", re.S | re.M)  # ```python runs; ```py, ```bash, ```text do not
+IMPORT = re.compile(r"^\s*(?:from|import)\s+([A-Za-z_][\w]*)", re.M)
+# one row of Result.report_table(): stage, tokens in, out, saved, chunks, turns, ms, drops
+ROW = re.compile(r"^(\w+)\s+(\d+)\s+(\d+)\s+(-?\d+)\s+(\d+->\d+)\s+(\d+->\d+)\s+[\d.]+\s*(.*?)\s*$")
+
+
+def _env() -> dict[str, str]:
+    """This tree's tokenslim first (a worktree next to an editable install of another checkout)."""
+    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
+    return {**os.environ, "PYTHONPATH": path, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+
+
+def _importable(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def _hook():
+    spec = importlib.util.spec_from_file_location("results_tables", DOCS / "_hooks" / "results_tables.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _run_blocks(code: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    missing = sorted({m for m in IMPORT.findall(code) if not _importable(m)})
+    if missing:
+        pytest.skip(f"the page's examples need {', '.join(missing)} (bash scripts/setup.sh installs everything)")
+    return subprocess.run([sys.executable, "-c", code], cwd=cwd, env=_env(), capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.parametrize("page", [p.relative_to(DOCS).as_posix() for p in PAGES if RUNNABLE.search(p.read_text())])
+def test_python_blocks_of_the_page_run(page: str, tmp_path: Path) -> None:
+    """Every ```python block of a page runs, in order, in one fresh process (a page reads like a notebook)."""
+    code = "\n".join(RUNNABLE.findall((DOCS / page).read_text(encoding="utf-8")))
+    proc = _run_blocks(code, tmp_path)
+    assert proc.returncode == 0, f"{page}: {proc.stderr[-3000:]}"
+
+
+def _table(text: str) -> list[tuple[str, ...]]:
+    return [m.groups() for m in map(ROW.match, text.splitlines()) if m]
+
+
+@pytest.mark.parametrize("doc", ["README.md", "docs/getting-started.md"])
+def test_the_example_prints_the_table_shown(doc: str, tmp_path: Path) -> None:
+    """The per-stage table shown after the first example is what that example prints (milliseconds aside)."""
+    text = (ROOT / doc).read_text(encoding="utf-8")
+    code = RUNNABLE.search(text)
+    assert code, f"{doc} has no ```python example"
+    shown = _table(text[code.end():])
+    assert len(shown) >= 5, f"{doc}: no per-stage table after the example"
+    proc = _run_blocks(code.group(1), tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    printed = _table(proc.stdout)
+    assert len(printed) >= 5 and printed == shown[: len(printed)], f"{doc} shows\n{shown}\nbut the example prints\n{proc.stdout}"
+
+
+def test_every_results_marker_renders_and_every_results_file_is_shown() -> None:
+    hook = _hook()
+    markers = [(m.group(2), m.group(3), p) for p in PAGES for m in hook.MARKER.finditer(p.read_text(encoding="utf-8"))]
+    assert markers, "no results markers in docs/"
+    for kind, path, page in markers:
+        assert hook.render(kind, path).strip(), f"{page}: {kind} {path} rendered nothing"
+    shown = {path for _, path, _ in markers}
+    files = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "results").rglob("*.json"))
+    unshown = [f for f in files if f not in shown and not any(f.startswith(s.rstrip("/") + "/") for s in shown)]
+    assert not unshown, f"results files shown on no docs page (add a <!-- results: ... --> marker): {unshown}"
+
+
+def test_a_bad_marker_stops_the_build() -> None:
+    hook = _hook()
+    with pytest.raises(hook.ResultsError, match="not found"):
+        hook.expand("<!-- results: fuzz results/no_such_file.json -->")
+    with pytest.raises(hook.ResultsError, match="unknown results kind"):
+        hook.expand("<!-- results: nope results/fuzz.json -->")
+
+
+def test_mkdocs_build_strict(tmp_path: Path) -> None:
+    for module in ("mkdocs", "material", "mkdocstrings", "mkdocstrings_handlers.python"):
+        pytest.importorskip(module, reason="pip install -e '.[docs]' (scripts/setup.sh installs it)")
+    proc = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
+        cwd=ROOT, env={**_env(), "NO_MKDOCS_2_WARNING": "1"}, capture_output=True, text=True, timeout=600,
+    )
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
+    assert (tmp_path / "site" / "reference" / "stages" / "index.html").is_file()
+    built = (tmp_path / "site" / "benchmarks" / "compression" / "index.html").read_text(encoding="utf-8")
+    assert "python benchmarks/bench_compression.py --dataset all" in built  # tables name their command
+
+
+def test_readme_is_a_front_page() -> None:
+    """Short, the two commands CI and the demo use first, and every docs link it gives resolves."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 150, "README.md is the front page: move long material into docs/"
+    first_block = text.split("```bash\n", 1)[1].split("```", 1)[0]
+    assert [line.split()[:2] for line in first_block.splitlines()] == [["bash", "scripts/demo.sh"], ["bash", "scripts/test.sh"]]
+    for target in re.findall(r"\]\(((?:docs/|CONTRIBUTING|LICENSE|NOTICE)[^)#]*)", text):
+        assert (ROOT / target).exists(), f"README links to a missing file: {target}"
+
+
+def _headlines() -> list[str]:
+    """The figures the README's and the docs home page's headline table must show, computed from results/*.json."""
+    import json
+
+    def load(path: str):
+        return json.loads((ROOT / "results" / path).read_text(encoding="utf-8"))
+
+    def pct(q) -> str:
+        return f"**{100 * q['mean']:.1f}%** [{100 * q['low']:.1f}, {100 * q['high']:.1f}]"
+
+    hot = load("compression_hotpotqa.json")["formats"]["metadata_title"]
+    llm = load("hotpotqa_vllm_100/bench.json")["stages"]
+    base, last = llm[0], llm[-1]
+    html = load("html.json")["results"]
+    inj = load("injection.json")["results"]
+    lc = load("langchain_vs_tokenslim.json")
+    sgd = {(r["method"], r["keep_last"]): r for r in load("conversation_sgd.json")["sgd"]}
+    fuzz = load("fuzz.json")
+    return [
+        f"**{hot['tokenslim']['ratio']:.2f}x**", pct(hot["tokenslim"]["quality"]),
+        f"{100 * hot['BM25 sentences']['quality']['mean']:.1f}%",
+        f"{base['tokens_model']['mean']:,.0f} -> {last['tokens_model']['mean']:,.0f} prompt tokens",
+        f"prefill **{last['prefill_ratio']['mean']:.2f}x** [{last['prefill_ratio']['low']:.2f}, {last['prefill_ratio']['high']:.2f}]",
+        f"KV {base['kv_mb_allocated_per_request']:.1f} -> {last['kv_mb_allocated_per_request']:.1f} MB",
+        f"{last['answer_nll_delta']['mean']:+.2f} [{last['answer_nll_delta']['low']:+.2f}, {last['answer_nll_delta']['high']:+.2f}]".lstrip("+"),
+        f"F1 **{html['tokenslim']['F1']:.3f}** at {html['tokenslim']['ms_p50']:.1f} ms",
+        f"trafilatura {html['trafilatura']['F1']:.3f} at {html['trafilatura']['ms_p50']:.1f} ms",
+        f"**{sum(p['leaked'] for p in inj['pipeline_chunk'].values())} of {sum(p['hidden'] for p in inj['pipeline_chunk'].values())}**",
+        f"trafilatura {sum(p['leaked'] for p in inj['trafilatura'].values())}, readability {sum(p['leaked'] for p in inj['readability'].values())}",
+        f"{100 * lc['tokenslim_at_langchain']['answer_in_context']:.1f}% of answers kept vs {100 * lc['langchain']['answer_in_context']:.1f}%",
+        f"**{load('run_batch.json')['ratio_loop_over_batch']['wall']:.2f}x**", f"{load('ray_scaling.json')['speedup_2_vs_1']}x of 1",
+        f"**{100 * sgd[('tokenslim summarize', 4)]['slot_retention']:.1f}%** of slot values kept at {sgd[('tokenslim summarize', 4)]['ratio']:.2f}x",
+        f"same tokens: {100 * sgd[('truncate to same tokens', 4)]['slot_retention']:.1f}%",
+        f"{sum(r['tried'] for r in fuzz):,} fuzzed inputs, {sum(r['unexpected'] for r in fuzz)} unexpected",
+    ]
+
+
+@pytest.mark.parametrize("doc", ["README.md", "docs/index.md"])
+def test_headline_figures_come_from_the_results_files(doc: str) -> None:
+    """The headline table is typed by hand (a README is not built): every figure in it is checked against its json."""
+    text = (ROOT / doc).read_text(encoding="utf-8")
+    missing = [h for h in _headlines() if h not in text]
+    assert not missing, f"{doc}: headline figures that no longer match results/*.json (rerun, then update): {missing}"
