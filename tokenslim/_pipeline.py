@@ -445,7 +445,7 @@ def _check_seconds(value: Any) -> None:
 
 
 def default_pipeline(token_budget: int | None = None, tokenizer: Any = None, *, on_error: OnError = "raise") -> Pipeline:
-    """The recommended pipeline: StripHTML, Dedupe, TrimTopK, CompressDocuments,
+    """The recommended pipeline: StripHTML, Dedupe, TrimTopK, ReduceStructured, CompressDocuments,
     SummarizeConversation, Budget (when ``token_budget`` is set), Reorder.
 
     Construction is instant and offline: stages load nothing until they run.
@@ -462,6 +462,7 @@ def default_pipeline(token_budget: int | None = None, tokenizer: Any = None, *, 
         S.StripHTML(),
         S.Dedupe(),
         S.TrimTopK(),
+        S.ReduceStructured(),  # structured chunks and tool results (issue 26), before CompressDocuments
         S.CompressDocuments(),
         S.SummarizeConversation(),
     ]
