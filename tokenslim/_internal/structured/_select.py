@@ -20,7 +20,7 @@ from typing import Sequence
 
 from tokenslim._internal.relevance import bm25_scores, terms
 
-__all__ = ["Query", "Selection", "select", "ELLIPSIS"]
+__all__ = ["Query", "Selection", "select", "ELLIPSIS", "AGGREGATE_WORDS"]
 
 ELLIPSIS = "\u2026"
 """The elision mark every structured marker starts with."""
@@ -36,6 +36,15 @@ def _is_identifier(tok: str) -> bool:
     if has_digit and tok.replace(",", "").replace(".", "").isdigit() and len(tok) < 4:
         return False  # "10", "3.5": too common to single out a row
     return has_digit or "_" in tok.strip("_") or any(ch.isupper() for ch in tok[1:]) and any(ch.islower() for ch in tok)
+
+
+AGGREGATE_WORDS = frozenset(
+    """most least highest lowest largest smallest biggest longest shortest oldest youngest earliest latest
+    first last top bottom next previous before after many much count average difference
+    more fewer less greater than compared consecutive""".split()
+)
+"""English words of a question that compares or counts rows ("which year had the most wins?",
+"how many..."): no single row answers it, so tables keep every row and drop columns instead."""
 
 
 @dataclass(frozen=True)
@@ -56,6 +65,13 @@ class Query:
                 ids.append(tok)
         pats = tuple(re.compile(r"(?<![\w])" + re.escape(i) + r"(?![\w])", re.IGNORECASE) for i in ids)
         return cls(text or "", tuple(terms(text or "")), tuple(ids), pats)
+
+    def aggregates(self, units: Sequence[str]) -> bool:
+        """Whether the question compares or counts ``units`` (rows): it has a word of
+        :data:`AGGREGATE_WORDS` and no identifier of it names one of them."""
+        if not any(w in AGGREGATE_WORDS for w in re.findall(r"[a-z]+", self.text.lower())):
+            return False
+        return not any(p.search(u) for p in self.patterns for u in units)
 
     def identifier_hits(self, text: str) -> list[str]:
         """The query identifiers found in ``text``."""

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 from tokenslim._internal.structured.code import is_python, looks_like_code
 from tokenslim._internal.structured.jsondata import looks_like_json
-from tokenslim._internal.structured.log import _STAMP, looks_like_log
-from tokenslim._internal.structured.table import MD_SEPARATOR, _sniff_delimiter
+from tokenslim._internal.structured.log import looks_like_log, stamped
+from tokenslim._internal.structured.table import MD_SEPARATOR, _records, _sniff_delimiter
 
 __all__ = ["Segment", "segments", "classify"]
 
@@ -59,7 +59,7 @@ def _is_md_table(lines: list[str]) -> bool:
 
 
 def _is_delimited(lines: list[str]) -> bool:
-    body = [ln for ln in lines if ln.strip()]
+    body = [ln for ln in _records("\n".join(lines)) if ln.strip()]
     if len(body) < 3:
         return False
     head = body[:400]
@@ -102,7 +102,7 @@ def classify(text: str, lang: str = "") -> str:
         return "csv"
     if _is_delimited(lines):
         # log lines with a comma in their timestamp split evenly too; a CSV file's header has no timestamp
-        return "log" if looks_like_log(lines) and _STAMP.match(lines[0]) else "csv"
+        return "log" if looks_like_log(lines) and stamped(lines[0]) else "csv"
     if lang in _PY_LANGS:
         return "python" if is_python(text) else "code"
     if lang and lang not in _LOG_LANGS:

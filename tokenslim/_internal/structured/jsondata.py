@@ -9,6 +9,11 @@ per gap (``"… 12 items dropped"``); dropped keys of a wide object one
 ``"…": "5 keys dropped"`` entry. An array's first item of each shape (its sorted keys)
 is kept as an example, so the reader still sees what the dropped items looked like.
 
+A question that compares or counts items ("which ... had the most ...?", see
+:data:`~tokenslim._internal.structured._select.AGGREGATE_WORDS`) over an array of
+objects of one shape (table rows as records) keeps every item and drops the keys it does
+not need from each, with one ``"… 4 keys dropped from every item: ..."`` marker.
+
 Depth: arrays nested deeper than ``MAX_DEPTH`` are kept as their original text, so
 adversarial nesting costs linear time and no recursion error.
 """
@@ -20,6 +25,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Union
 
+from tokenslim._internal.relevance import terms
 from tokenslim._internal.structured._select import ELLIPSIS, Query, select
 
 __all__ = ["reduce_json", "reduce_json_lines", "looks_like_json", "MAX_DEPTH", "JSONOutcome"]
@@ -156,9 +162,43 @@ class _Reducer:
         else:
             self.out_object(node, depth, parts)
 
+    def project(self, node: _Arr) -> list[int] | None:
+        """For a question over many items (``Query.aggregates``) of one object shape, like
+        the rows of a table: the key positions to keep in every item, or ``None``."""
+        from tokenslim._internal.structured.table import _keep_columns
+
+        items = node.items
+        if len(items) < self.min_items or not all(isinstance(it, _Obj) for it in items):
+            return None
+        if not self.query.aggregates([self.raw(it) for it in items]):
+            return None
+        keys = [k for k, _ in items[0].pairs]  # type: ignore[union-attr]
+        if len(keys) <= 2 or any([k for k, _ in it.pairs] != keys for it in items):  # type: ignore[union-attr]
+            return None
+        rows = [[json.loads(v.raw) if isinstance(v, _Scalar) and v.raw.startswith('"') else self.raw(v) for _, v in it.pairs] for it in items]  # type: ignore[union-attr]
+        cols = _keep_columns(self.query, [json.loads(k) for k in keys], [[str(c) for c in r] for r in rows], 2)
+        return list(range(len(keys))) if cols is None else cols  # every key needed: every item whole
+
     def out_array(self, node: _Arr, depth: int, parts: list[str]) -> None:
         items = node.items
         keep = list(range(len(items)))
+        cols = self.project(node)
+        if cols is not None:
+            first = items[0]
+            assert isinstance(first, _Obj)
+            gone = [k for j, (k, _) in enumerate(first.pairs) if j not in cols]
+            if not gone:
+                parts.append(self.raw(node))
+                return
+            parts.append("[")
+            for n, it in enumerate(items):
+                assert isinstance(it, _Obj)
+                parts.append(", " if n else "")
+                parts.append("{" + ", ".join(it.pairs[j][0] + ": " + self.raw(it.pairs[j][1]) for j in cols) + "}")
+                self.dropped.append(("irrelevant_keys", f"array item {n + 1}/{len(items)}: {len(gone)} keys", ", ".join(k + ": " + self.raw(v) for j, (k, v) in enumerate(it.pairs) if j not in cols)))
+            names = ", ".join(json.loads(k) for k in gone)
+            parts.append(", " + json.dumps(f"{ELLIPSIS} {len(gone)} key{'s' if len(gone) > 1 else ''} dropped from every item: {names}", ensure_ascii=False) + "]")
+            return
         if len(items) >= self.min_items:
             sel = select(self.query, [self.raw(it) for it in items], top_k=self.top_k, min_score=self.min_score)
             kept = set(sel.keep)
@@ -196,6 +236,8 @@ class _Reducer:
             texts = [k + " " + self.raw(v) for k, v in pairs]
             sel = select(self.query, texts, top_k=self.max_keys, min_score=self.min_score)
             kept = set(sel.keep)
+            qt = set(self.query.terms)
+            kept.update(i for i, (k, _) in enumerate(pairs) if qt & set(terms(k)))  # a key the query names
             keep = [i for i in range(len(pairs)) if i in kept or (isinstance(pairs[i][1], _Scalar) and len(pairs[i][1].raw) <= 40)]
             drop = [i for i in range(len(pairs)) if i not in set(keep)]
         parts.append("{")

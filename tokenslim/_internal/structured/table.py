@@ -6,8 +6,10 @@ row in the table's own syntax (``| … 180 rows dropped | | |``, a CSV row
 the result is still a table of the same shape. Row choice is
 :func:`~tokenslim._internal.structured._select.select` over the rows' text.
 
-Wide markdown and CSV/TSV tables (more than ``max_columns`` columns) also lose the
-columns the query does not need: a column is kept when its header shares a term with
+A question that compares or counts rows ("which year had the most wins?", "how many...",
+:data:`~tokenslim._internal.structured._select.AGGREGATE_WORDS`) keeps every row of a
+markdown or CSV/TSV table and drops the columns it does not need instead. Wide tables
+(more than ``max_columns`` columns) also lose the columns the query does not need: a column is kept when its header shares a term with
 the query, when a kept row's cell in it holds a query identifier or term, or when it is
 the first column (usually the row's name). Cells are cut on the delimiter only
 (quoted CSV fields are respected), never inside.
@@ -57,12 +59,25 @@ def _md_cells(line: str) -> list[tuple[int, int]]:
     return cells
 
 
+def _numeric(cell: str) -> bool:
+    c = cell.strip().rstrip(".")
+    return bool(c) and c.replace(",", "").replace(".", "").replace("=", "").isdigit() or c in ("", "-", "—", "–")
+
+
 def _keep_columns(query: Query, header: list[str], kept_rows: list[list[str]], max_columns: int) -> list[int] | None:
+    """Columns to keep: the first, those whose header shares a query term, those with a
+    kept cell naming a query identifier or term. ``None``: keep them all."""
     n = len(header)
     if n <= max_columns:
         return None
     qt = set(query.terms)
     keep = {0}
+    if kept_rows and sum(_numeric(r[0]) for r in kept_rows if r) >= 0.8 * len(kept_rows):
+        # a rank or number column first ("Pos", "#"): the row's name is the next text column
+        for j in range(1, n):
+            if sum(not _numeric(r[j]) for r in kept_rows if len(r) > j) >= 0.5 * len(kept_rows):
+                keep.add(j)
+                break
     for j, h in enumerate(header):
         if qt & set(terms(h)):
             keep.add(j)
@@ -83,14 +98,20 @@ def reduce_markdown_table(
     body = lines[2:]
     if len(body) < min_items:
         return None
-    keep = _pick_rows(query, body, top_k, min_score)
     dropped: list[tuple[str, str, str]] = []
     head_cells = _md_cells(lines[0])
     cols: list[int] | None = None
-    if len(head_cells) > max_columns:
-        header = [lines[0][a:b].strip() for a, b in head_cells]
-        rows = [[body[i][a:b].strip() for a, b in _md_cells(body[i])] for i in keep]
-        cols = _keep_columns(query, header, rows, max_columns)
+    header = [lines[0][a:b].strip() for a, b in head_cells]
+    if len(head_cells) > 2 and query.aggregates(body):
+        # a question over many rows: every row, fewer columns
+        keep = list(range(len(body)))
+        rows = [[r[a:b].strip() for a, b in _md_cells(r)] for r in body]
+        cols = _keep_columns(query, header, rows, 2)
+    else:
+        keep = _pick_rows(query, body, top_k, min_score)
+        if len(head_cells) > max_columns:
+            rows = [[body[i][a:b].strip() for a, b in _md_cells(body[i])] for i in keep]
+            cols = _keep_columns(query, header, rows, max_columns)
 
     def cut(line: str) -> str:
         if cols is None:
@@ -143,13 +164,25 @@ def _sniff_delimiter(lines: list[str]) -> str | None:
     return None
 
 
+def _records(text: str) -> list[str]:
+    """The text's CSV records: lines, joined while a quoted field spans a line break."""
+    out: list[str] = []
+    pending = ""
+    for ln in text.splitlines(keepends=True):
+        pending += ln
+        if pending.count('"') % 2 == 0:
+            out.append(pending)
+            pending = ""
+    if pending:
+        out.append(pending)
+    return out
+
+
 def reduce_delimited(
     text: str, query: Query, *, top_k: int, min_score: float, min_items: int, max_columns: int
 ) -> TableOutcome | None:
-    """CSV/TSV with a header line. Records spanning lines (quoted newlines) are handled
-    by ``csv``; a table whose records do not map one-to-one onto lines is left alone."""
-    lines = text.splitlines(keepends=True)
-    lines = [ln for ln in lines]
+    """CSV/TSV with a header line; a record whose quoted field spans lines is one row."""
+    lines = _records(text)
     while lines and not lines[-1].strip():
         lines.pop()
     if len(lines) < 3:
@@ -157,17 +190,19 @@ def reduce_delimited(
     delim = _sniff_delimiter(lines)
     if delim is None:
         return None
-    rows = list(csv.reader(lines, delimiter=delim))
-    if len(rows) != len(lines):
-        return None
+    rows = [next(csv.reader([rec], delimiter=delim), []) for rec in lines]
     body = lines[1:]
     if len(body) < min_items:
         return None
-    keep = _pick_rows(query, body, top_k, min_score)
     width = len(rows[0])
     cols = None
-    if width > max_columns:
-        cols = _keep_columns(query, rows[0], [rows[i + 1] for i in keep], max_columns)
+    if width > 2 and query.aggregates(body):
+        keep = list(range(len(body)))  # a question over many rows: every row, fewer columns
+        cols = _keep_columns(query, rows[0], rows[1:], 2)
+    else:
+        keep = _pick_rows(query, body, top_k, min_score)
+        if width > max_columns:
+            cols = _keep_columns(query, rows[0], [rows[i + 1] for i in keep], max_columns)
     dropped: list[tuple[str, str, str]] = []
 
     def field_spans(line: str) -> list[tuple[int, int]] | None:
