@@ -18,6 +18,7 @@ by kept code; other top-level statements are kept.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from dataclasses import dataclass
 
@@ -37,11 +38,20 @@ class CodeOutcome:
     dropped: list[tuple[str, str, str]]
 
 
+@functools.lru_cache(maxsize=4)
+def _tree(text: str) -> ast.Module | None:
+    """The module's syntax tree, or None; detection and reduction parse a text once
+    (the tree is only read, never changed, so sharing it between threads is safe)."""
+    try:
+        return ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
 def is_python(text: str) -> bool:
     """Whether ``text`` parses as Python and defines a function or class (not a bare expression)."""
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    tree = _tree(text)
+    if tree is None:
         return False
     return any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) for n in tree.body)
 
@@ -98,7 +108,8 @@ def _relevant(query: Query, units: list[_Unit], lines: list[str], top_k: int, mi
     keep = set(sel.by_identifier) if sel.by_identifier else set(sel.keep)
     qt = set(query.terms)
     ids = {i.lower() for i in query.identifiers}
-    named = {k for k, u in enumerate(units) if u.name.lower() in ids or u.name.lower() in qt}
+    words = set(re.findall(r"\w+", query.text.lower()))  # unstemmed: "getcaps" is a name, not a plural
+    named = {k for k, u in enumerate(units) if u.name.lower() in ids or u.name.lower() in qt or u.name.lower() in words}
     if named:
         # a function named by the question wins over units that merely mention the name
         keep = named | {k for k in sel.keep if k not in sel.by_identifier and sel.scores[k] >= max(sel.scores[j] for j in named)}
@@ -173,9 +184,8 @@ def _uses_elsewhere(text: str, name: str, import_text: str) -> bool:
 
 
 def reduce_python(text: str, query: Query, *, top_k: int, min_score: float, min_items: int) -> CodeOutcome | None:
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    tree = _tree(text)
+    if tree is None:
         return None
     lines = text.splitlines(keepends=True)
     units = _python_units(tree, lines)
