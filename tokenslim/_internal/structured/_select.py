@@ -40,8 +40,9 @@ def _is_identifier(tok: str) -> bool:
 
 AGGREGATE_WORDS = frozenset(
     """most least highest lowest largest smallest biggest longest shortest oldest youngest earliest latest
-    first last top bottom next previous before after many much count average difference
-    more fewer less greater than compared consecutive""".split()
+    first last top bottom next previous before after prior above below many much count total number average
+    difference more fewer less greater higher lower longer shorter older newer bigger larger smaller later
+    than compared consecutive other besides only same between times""".split()
 )
 """English words of a question that compares or counts rows ("which year had the most wins?",
 "how many..."): no single row answers it, so tables keep every row and drop columns instead."""
