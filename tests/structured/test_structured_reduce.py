@@ -191,3 +191,14 @@ def test_prose_untouched() -> None:
 def test_options_min_items() -> None:
     r = reduce_text(markdown_table(6), "City3", Options(min_items=8))
     assert not r.changed
+
+
+def test_pipe_rows_inside_prose_are_a_table() -> None:
+    rows = "\n".join(["City | Pop"] + [f"City{i} | {i * 10}" for i in range(40)])
+    text = "# Cities\nPopulation of each city, from the census.\n" + rows + "\nSource: the census office.\n"
+    r = reduce_text(text, "population of City12")
+    assert r.kinds == ["csv"]
+    assert r.text.splitlines() == [
+        "# Cities", "Population of each city, from the census.", "City | Pop",
+        f"{ELLIPSIS} 12 rows dropped | ", "City12 | 120", f"{ELLIPSIS} 27 rows dropped | ", "Source: the census office.",
+    ]

@@ -32,6 +32,10 @@ _LOG_LANGS = {"log", "logs", "text", "txt", "console", "output", ""}
 _CSV_LANGS = {"csv", "tsv"}
 
 
+PIPE_ROWS = 6
+"""Fewest consecutive lines with the same number of ``|`` that make a table inside prose."""
+
+
 @dataclass(frozen=True)
 class Segment:
     """``text[start:end]`` is one part of kind ``kind``; ``lang`` is a fence's language tag."""
@@ -98,7 +102,7 @@ def classify(text: str, lang: str = "") -> str:
         return "html_table"
     if _is_md_table([ln for ln in lines if ln.strip()]):
         return "markdown_table"
-    if lang in _CSV_LANGS:
+    if lang in _CSV_LANGS or lang == "|":
         return "csv"
     if _is_delimited(lines):
         # log lines with a comma in their timestamp split evenly too; a CSV file's header has no timestamp
@@ -151,6 +155,16 @@ def segments(text: str) -> list[Segment]:
             found.append(Segment("markdown_table", offs[i], offs[j]))
             i = j
             continue
+        bars = lines[i].count("|")
+        if bars:
+            # rows "a | b | c" with as many bars each (a table StripHTML rendered from HTML): CSV on "|"
+            j = i + 1
+            while j < n and lines[j].count("|") == bars and lines[j].strip():
+                j += 1
+            if j - i >= PIPE_ROWS:
+                found.append(Segment("csv", offs[i], offs[j], "|"))
+                i = j
+                continue
         i += 1
     for m in _HTML_TABLE.finditer(text):
         if not any(s.start < m.end() and m.start() < s.end for s in found):

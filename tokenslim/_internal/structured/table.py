@@ -234,6 +234,7 @@ def reduce_delimited(
         return None
     ncols = len(cols) if cols is not None else width
     nl = "\r\n" if lines[0].endswith("\r\n") else "\n"
+    sep = " | " if delim == "|" and " | " in lines[0] else delim  # the marker row spaced like the rows
     out = [cut(lines[0])]
     prev = -1
     for i in keep + [len(body)]:
@@ -243,7 +244,7 @@ def reduce_delimited(
                 dropped.append(("irrelevant_rows", f"row {j + 1}/{len(body)}", body[j]))
             if not out[-1].endswith("\n"):
                 out[-1] += nl
-            out.append(f"{ELLIPSIS} {_plural(gap, 'row')} dropped" + delim * (ncols - 1) + nl)
+            out.append(f"{ELLIPSIS} {_plural(gap, 'row')} dropped" + sep * (ncols - 1) + nl)
         if i < len(body):
             if not out[-1].endswith("\n"):
                 out[-1] += nl
