@@ -116,13 +116,14 @@ def test_large_log_is_linear() -> None:
     assert "blk_-4711" in r.text
 
 
-_SAMPLES = [orders_json(12), markdown_table(30), csv_table(30), log_lines(60), PY_MODULE]
+_YAML = "services:\n" + "".join(f"  - name: svc-{i:03d}\n    image: app:{i}.0\n    ports:\n      - {8000 + i}\n" for i in range(20))
+_SAMPLES = [orders_json(12), markdown_table(30), csv_table(30), log_lines(60), PY_MODULE, _YAML]
 
 
 @settings(max_examples=60, deadline=None)
 @given(
     sample=st.sampled_from(_SAMPLES),
-    words=st.lists(st.sampled_from(["City7", "ord_00179f3a", "population", "blk_1030", "parse_header", "status", "total", "Cache", "the", "x"]), max_size=4),
+    words=st.lists(st.sampled_from(["City7", "ord_00179f3a", "population", "blk_1030", "parse_header", "status", "total", "Cache", "svc-007", "the", "x"]), max_size=4),
     top_k=st.integers(1, 6),
     min_items=st.integers(1, 12),
 )

@@ -202,3 +202,17 @@ def test_pipe_rows_inside_prose_are_a_table() -> None:
         "# Cities", "Population of each city, from the census.", "City | Pop",
         f"{ELLIPSIS} 12 rows dropped | ", "City12 | 120", f"{ELLIPSIS} 27 rows dropped | ", "Source: the census office.",
     ]
+
+
+def test_yaml_sequence_items_and_comment_markers() -> None:
+    import yaml
+
+    items = "".join(f"  - name: svc-{i:03d}\n    image: registry.example.com/app:{i}.0\n    replicas: {i % 4}\n" for i in range(30))
+    text = "version: 3\nservices:\n" + items + "network: default\n"
+    assert classify(text) == "yaml"
+    r = reduce_text(text, "Which image does svc-017 run?")
+    assert "  - name: svc-017\n    image: registry.example.com/app:17.0\n    replicas: 1\n" in r.text
+    assert "  - name: svc-000\n" in r.text  # the example of the item shape
+    assert f"  # {ELLIPSIS} 16 items dropped\n" in r.text and r.text.endswith("network: default\n")
+    data = yaml.safe_load(r.text)
+    assert [s["name"] for s in data["services"]] == ["svc-000", "svc-017"] and data["network"] == "default"

@@ -30,6 +30,8 @@ class ReduceStructured(BaseStage):
       (more than ``max_columns``) also lose the columns the query does not need.
     * Code: the functions and classes the query names or matches whole; the others as
       signature + docstring + ``...  # … 23 lines dropped``; imports the kept code uses.
+    * YAML block sequences: the items the query needs, a ``# … 12 items dropped`` comment
+      per gap (still valid YAML; kept lines byte-exact).
     * Logs: every error, warning and exception line, the lines the query needs, and the
       first line of each repeated template with ``… 153 more lines like the line above``.
 
@@ -40,8 +42,8 @@ class ReduceStructured(BaseStage):
 
     A chunk that is structured from end to end gets ``metadata["tokenslim_structured"]`` (its
     kind, e.g. ``"json"``), and :class:`CompressDocuments` leaves it alone; the prose of
-    a mixed chunk goes on to CompressDocuments as before. Malformed JSON, YAML and parts
-    with nothing to drop pass through unchanged (``metadata["structured_passed"]``).
+    a mixed chunk goes on to CompressDocuments as before. Malformed JSON and parts with
+    nothing to drop pass through unchanged (``metadata["structured_passed"]``).
 
     Recorded: each shortened chunk with its original (reason ``"structured_reduced"``,
     ``kind="text"``); each shortened message with its original (same reason,
@@ -122,7 +124,7 @@ class ReduceStructured(BaseStage):
         if not red.kinds:
             return chunk
         meta: dict[str, Any] = {}
-        if red.whole and red.whole not in ("malformed_json", "yaml"):
+        if red.whole and red.whole != "malformed_json":
             meta[STRUCTURED_KEY] = red.whole
         if red.passed:
             meta["structured_passed"] = [f"{k}: {why}" for k, why in red.passed]

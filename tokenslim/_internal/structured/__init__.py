@@ -18,6 +18,7 @@ from tokenslim._internal.structured.detect import Segment, segments
 from tokenslim._internal.structured.jsondata import reduce_json, reduce_json_lines
 from tokenslim._internal.structured.log import reduce_log
 from tokenslim._internal.structured.table import reduce_delimited, reduce_html_table, reduce_markdown_table
+from tokenslim._internal.structured.yamldoc import reduce_yaml
 
 if TYPE_CHECKING:
     from tokenslim._result import Result
@@ -80,6 +81,8 @@ def _reduce_part(kind: str, lang: str, text: str, q: Query, o: Options) -> tuple
         r = reduce_html_table(text, q, top_k=o.top_k, min_score=o.min_score, min_items=o.min_items)
     elif kind == "log":
         r = reduce_log(text, q, top_k=o.top_k, min_score=o.min_score, min_items=o.min_items)
+    elif kind == "yaml":
+        r = reduce_yaml(text, q, top_k=o.top_k, min_score=o.min_score, min_items=o.min_items)
     elif kind == "python":
         r = reduce_python(text, q, top_k=2, min_score=o.min_score, min_items=o.min_code_units)
     elif kind == "code":
@@ -105,8 +108,8 @@ def reduce_text(text: str, query: str | Query, options: Options | None = None) -
             out.append(part)
             continue
         red.kinds.append(s.kind)
-        if s.kind in ("malformed_json", "yaml"):
-            red.passed.append((s.kind, "not reduced: " + ("does not parse as JSON" if s.kind == "malformed_json" else "YAML is passed through")))
+        if s.kind == "malformed_json":
+            red.passed.append((s.kind, "not reduced: does not parse as JSON"))
             out.append(part)
             continue
         done = _reduce_part(s.kind, s.lang, part, q, o)

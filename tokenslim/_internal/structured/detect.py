@@ -6,7 +6,7 @@ tables are found inside it and the text around them is ``"prose"`` (left alone).
 
 Kinds: ``json``, ``jsonl``, ``malformed_json`` (looks like JSON but does not parse:
 passed through), ``markdown_table``, ``html_table``, ``csv`` (CSV/TSV), ``python``,
-``code`` (other languages), ``log``, ``yaml`` (detected, passed through) and ``prose``.
+``code`` (other languages), ``log``, ``yaml`` (block sequences reduced) and ``prose``.
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ _FENCE = re.compile(r"^(\s{0,3})(```+|~~~+)\s*([\w+#.-]*)[^\n]*$")
 _HTML_TABLE = re.compile(r"<table\b.*?</table\s*>", re.I | re.S)
 _YAML_LINE = re.compile(r"^\s*(?:- )?[\w.\-\"']+:(?:\s|$)|^\s*- |^\s*#|^---\s*$")
 _PY_LANGS = {"python", "py", "python3", "py3"}
-_SHELL_LANGS = {"sh", "bash", "shell", "zsh", "ruby", "rb", "perl", "r", "yaml", "yml", "toml"}
 _JSON_LANGS = {"json", "jsonc", "json5"}
 _LOG_LANGS = {"log", "logs", "text", "txt", "console", "output", ""}
 _CSV_LANGS = {"csv", "tsv"}
@@ -107,6 +106,8 @@ def classify(text: str, lang: str = "") -> str:
     if _is_delimited(lines):
         # log lines with a comma in their timestamp split evenly too; a CSV file's header has no timestamp
         return "log" if looks_like_log(lines) and stamped(lines[0]) else "csv"
+    if lang in ("yaml", "yml"):
+        return "yaml"
     if lang in _PY_LANGS:
         return "python" if is_python(text) else "code"
     if lang and lang not in _LOG_LANGS:
