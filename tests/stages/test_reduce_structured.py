@@ -178,3 +178,23 @@ def test_property_any_json_reduces_to_parsable_original_tokens(value: object, qu
     json.loads(r.text)
     if r.changed:
         _check_json_tokens(src, r.text)
+
+
+_PIECES = st.sampled_from(
+    ['{"a": ', "[", "]", "}", ", ", '"x1"', "1.5e3", "null", "\n", "| a | b |\n", "|---|---|\n", "a,b,c\n", '"q,\n', "def f(x):\n", "    return x\n",
+     "class C:\n", "2024-01-01 00:00:01 ERROR boom\n", "  - name: n1\n", "```python\n", "```\n", "<table><tr><td>1</td></tr>", "Traceback (most recent call last):\n", "\t", "é", "…"]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_PIECES, max_size=80), st.sampled_from(["", "x1", "n1 a", "f"]), st.integers(1, 4))
+def test_fuzz_structured_pieces_never_crash(pieces: list[str], query: str, min_items: int) -> None:
+    from tokenslim._internal.structured import Options
+
+    text = "".join(pieces)
+    r = reduce_text(text, query, Options(min_items=min_items, top_k=1))
+    assert isinstance(r.text, str)
+    if not r.changed:
+        assert r.text == text
+    if r.kinds == ["json"] and r.changed:
+        json.loads(r.text)

@@ -9,6 +9,7 @@ original tokens for every key and scalar). The stage
 
 from __future__ import annotations
 
+import csv
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
@@ -112,7 +113,14 @@ def reduce_text(text: str, query: str | Query, options: Options | None = None) -
             red.passed.append((s.kind, "not reduced: does not parse as JSON"))
             out.append(part)
             continue
-        done = _reduce_part(s.kind, s.lang, part, q, o)
+        try:
+            done = _reduce_part(s.kind, s.lang, part, q, o)
+        except (csv.Error, RecursionError, ValueError) as exc:
+            # a part the detector took for structure but a reader refuses (a CSV field past
+            # csv's size limit, nesting past the recursion limit): passed through, not a crash
+            red.passed.append((s.kind, f"not reduced: {type(exc).__name__}: {exc}"[:200]))
+            out.append(part)
+            continue
         if done is not None and len(done[0]) >= len(part):
             done = None  # markers for tiny gaps can outweigh what they replace
         if done is None:
