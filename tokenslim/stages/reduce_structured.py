@@ -53,6 +53,14 @@ class ReduceStructured(BaseStage):
     ``"repeated_log_template"`` or ``"blank_lines"``, adjacent units of one reason in one drop
     (its ``tokens``: the shortened text's exact saving shared out by characters).
 
+    Example:
+        >>> import json, tokenslim
+        >>> from tokenslim.stages import ReduceStructured
+        >>> rows = [{"id": f"ord_{i:04d}", "status": "paid", "total": i * 10} for i in range(40)]
+        >>> r = tokenslim.Pipeline([ReduceStructured(min_tokens=0)]).run("Total of ord_0017?", [json.dumps(rows)])
+        >>> r.chunks[0].text
+        '["… 17 items dropped", {"id": "ord_0017", "status": "paid", "total": 170}, "… 22 items dropped"]'
+
     Args:
         top_k: Most units (rows, items, lines, functions) kept on BM25 relevance alone, per
             collection; identifier matches come on top. Default 5.
