@@ -11,7 +11,8 @@ A question that compares or counts rows ("which year had the most wins?", "how m
 markdown or CSV/TSV table and drops the columns it does not need instead. Wide tables
 (more than ``max_columns`` columns) also lose the columns the query does not need: a column is kept when its header shares a term with
 the query, when a kept row's cell in it holds a query identifier or term, or when it is
-the first column (usually the row's name). Cells are cut on the delimiter only
+the first column (usually the row's name); a last marker row names the dropped columns
+(``… 3 columns dropped: losses, coach, stadium``). Cells are cut on the delimiter only
 (quoted CSV fields are respected), never inside.
 """
 
@@ -143,6 +144,11 @@ def reduce_markdown_table(
         if i < len(body):
             out.append(cut(body[i]))
         prev = i
+    if cols is not None:
+        if not out[-1].endswith("\n"):
+            out[-1] += "\n"
+        note = f"{ELLIPSIS} {_plural(len(gone), 'column')} dropped: {', '.join(gone)}".replace("|", "\\|")
+        out.append("| " + note + " |" + " |" * (ncols - 1) + "\n")
     new = "".join(out)
     if not text.endswith("\n"):
         new = new.rstrip("\n")
@@ -250,6 +256,13 @@ def reduce_delimited(
                 out[-1] += nl
             out.append(cut(body[i]))
         prev = i
+    if cols is not None:
+        if not out[-1].endswith("\n"):
+            out[-1] += nl
+        note = f"{ELLIPSIS} {_plural(len(gone), 'column')} dropped: {', '.join(gone)}"
+        if delim in note or '"' in note or "\n" in note:
+            note = '"' + note.replace('"', '""') + '"'
+        out.append(note + sep * (ncols - 1) + nl)
     new = "".join(out)
     tail = text[len(text.rstrip()) :]
     return TableOutcome(new.rstrip("\r\n") + tail, dropped)
