@@ -198,3 +198,11 @@ def test_fuzz_structured_pieces_never_crash(pieces: list[str], query: str, min_i
         assert r.text == text
     if r.kinds == ["json"] and r.changed:
         json.loads(r.text)
+
+
+def test_latest_assistant_message_is_kept_whole() -> None:
+    older = {"role": "assistant", "content": "Here is the table:\n" + markdown_table()}
+    latest = {"role": "assistant", "content": "And again:\n" + markdown_table()}
+    r = Pipeline([ReduceStructured()]).run("population of City137", [], history=[{"role": "user", "content": "hi"}, older, latest])
+    assert r.history[2]["content"] == latest["content"]
+    assert "| City137 | Land4 | 6069 |" in r.history[1]["content"] and len(r.history[1]["content"]) < len(older["content"]) / 10

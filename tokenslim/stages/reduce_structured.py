@@ -70,7 +70,8 @@ class ReduceStructured(BaseStage):
         max_keys: Objects with more keys drop the long values the query does not need. Default 24.
         max_columns: Tables with more columns drop the columns the query does not need. Default 8.
         min_tokens: Chunks and messages of fewer tokens are left alone. Default 200.
-        roles: History roles whose messages are reduced. Default ``("tool", "function", "assistant")``.
+        roles: History roles whose messages are reduced. Default ``("tool", "function", "assistant")``;
+            the latest assistant message is never reduced (the user is most likely replying to it).
     """
 
     def __init__(
@@ -124,8 +125,11 @@ class ReduceStructured(BaseStage):
             result.chunks = [self._chunk(result, c, query, options) for c in result.chunks]
         if result.history and self.roles:
             roles = set(self.roles)
+            # the latest assistant answer is what the user is replying to ("now fix that function"): kept whole
+            last = max((i for i, m in enumerate(result.history) if m.get("role") == "assistant"), default=-1)
             result.history = [
-                self._message(result, i, m, query, options) if m.get("role") in roles else m for i, m in enumerate(result.history)
+                self._message(result, i, m, query, options) if m.get("role") in roles and i != last else m
+                for i, m in enumerate(result.history)
             ]
         return result
 
