@@ -238,7 +238,15 @@ class _Reducer:
             kept = set(sel.keep)
             qt = set(self.query.terms)
             kept.update(i for i, (k, _) in enumerate(pairs) if qt & set(terms(k)))  # a key the query names
-            keep = [i for i in range(len(pairs)) if i in kept or (isinstance(pairs[i][1], _Scalar) and len(pairs[i][1].raw) <= 40)]
+            # then short scalars (ids, names, counts, flags) in order, up to max_keys keys in all
+            room = self.max_keys - len(kept)
+            for i, (_, v) in enumerate(pairs):
+                if room <= 0:
+                    break
+                if i not in kept and isinstance(v, _Scalar) and len(v.raw) <= 40:
+                    kept.add(i)
+                    room -= 1
+            keep = sorted(kept)
             drop = [i for i in range(len(pairs)) if i not in set(keep)]
         parts.append("{")
         for n, i in enumerate(keep):
