@@ -22,7 +22,6 @@ import functools
 import re
 from dataclasses import dataclass
 
-from tokenslim._internal.relevance import terms
 from tokenslim._internal.structured._select import ELLIPSIS, Query, select
 
 __all__ = ["reduce_python", "reduce_braced", "CodeOutcome", "is_python", "looks_like_code"]

@@ -19,7 +19,6 @@ the first column (usually the row's name); a last marker row names the dropped c
 from __future__ import annotations
 
 import csv
-import io
 import re
 from dataclasses import dataclass
 
