@@ -445,7 +445,7 @@ def _check_seconds(value: Any) -> None:
 
 
 def default_pipeline(token_budget: int | None = None, tokenizer: Any = None, *, on_error: OnError = "raise") -> Pipeline:
-    """The recommended pipeline: StripHTML, Dedupe, TrimTopK, CompressDocuments,
+    """The recommended pipeline: StripHTML, Dedupe, TrimTopK, ReduceStructured, CompressDocuments,
     SummarizeConversation, Budget (when ``token_budget`` is set), Reorder.
 
     Construction is instant and offline: stages load nothing until they run.
@@ -465,6 +465,7 @@ def default_pipeline(token_budget: int | None = None, tokenizer: Any = None, *, 
         # k=10 lost half the passages of 20-passage MuSiQue inputs, and of BM25 top-20 retrieval);
         # set trim_top_k__k to cap what reaches it
         S.TrimTopK(k=None),
+        S.ReduceStructured(),  # JSON, tables, code and logs, and tool results, before CompressDocuments
         S.CompressDocuments(),
         S.SummarizeConversation(),
     ]

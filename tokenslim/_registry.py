@@ -26,6 +26,7 @@ _BUILTIN: dict[str, str] = {
     "strip_html": "tokenslim.stages.strip_html:StripHTML",
     "dedupe": "tokenslim.stages.dedupe:Dedupe",
     "trim_top_k": "tokenslim.stages.trim_top_k:TrimTopK",
+    "reduce_structured": "tokenslim.stages.reduce_structured:ReduceStructured",
     "compress_documents": "tokenslim.stages.compress_documents:CompressDocuments",
     "summarize_conversation": "tokenslim.stages.summarize_conversation:SummarizeConversation",
     "budget": "tokenslim.stages.budget:Budget",

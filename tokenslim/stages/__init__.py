@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from tokenslim.stages.compress_documents import CompressDocuments
     from tokenslim.stages.dedupe import Dedupe
     from tokenslim.stages.flag_instructions import FlagInstructions
+    from tokenslim.stages.reduce_structured import ReduceStructured
     from tokenslim.stages.reorder import Reorder
     from tokenslim.stages.strip_html import StripHTML
     from tokenslim.stages.summarize_conversation import SummarizeConversation
@@ -26,6 +27,7 @@ _MODULES = {
     "CompressDocuments": "compress_documents",
     "Dedupe": "dedupe",
     "FlagInstructions": "flag_instructions",
+    "ReduceStructured": "reduce_structured",
     "Reorder": "reorder",
     "StripHTML": "strip_html",
     "SummarizeConversation": "summarize_conversation",
@@ -40,6 +42,7 @@ __all__ = [
     "CompressDocuments",
     "Dedupe",
     "FlagInstructions",
+    "ReduceStructured",
     "Reorder",
     "StripHTML",
     "SummarizeConversation",

@@ -25,6 +25,7 @@ from tokenslim._internal.relevance import (
 )
 from tokenslim._internal.scorer import RelevanceModel, load_model
 from tokenslim._internal.sentences import join_spans, split_spans
+from tokenslim._internal.structured import STRUCTURED_KEY, hold_structured
 from tokenslim._internal.titles import TITLE_KEYS, chunk_title, lead_aliases, lead_subject, lowercase_words, title_end
 from tokenslim._result import Result
 from tokenslim.stages._base import BaseStage, check, check_str_list
@@ -518,6 +519,8 @@ class CompressDocuments(BaseStage):
 
     def apply(self, result: Result) -> Result:
         """Shorten chunks to their kept sentences, recording every removed sentence and chunk."""
+        if any(STRUCTURED_KEY in c.metadata for c in result.chunks):  # ReduceStructured's chunks stay whole
+            return hold_structured(result, self.apply)
         chunks = result.chunks
         if not chunks:
             return result

@@ -97,7 +97,12 @@ def _slim(
     for msg in result.history:
         index = msg.get(_INDEX)
         if index is not None:
-            out.append(originals[index])  # kept verbatim: the original object, ids and all
+            original = originals[index]
+            if msg["content"] != history[index]["content"]:
+                # a tool result ReduceStructured cut down (issue 26): the same message, new content
+                out.append(original.model_copy(update={"content": msg["content"]}))
+            else:
+                out.append(original)  # kept verbatim: the original object, ids and all
         else:
             out.append(SystemMessage(content=msg["content"], response_metadata={STATE_KEY: _STATE}))
     return out
@@ -117,7 +122,9 @@ def slim_messages(
     (marked with ``response_metadata={"tokenslim": "state_summary"}`` so the next
     call folds it again instead of stacking summaries). An ``AIMessage`` with
     ``tool_calls`` is never separated from the ``ToolMessage`` s answering it.
-    Kept messages are returned as the very same objects (ids, metadata intact).
+    Kept messages are returned as the very same objects (ids, metadata intact), except
+    a tool (or assistant) message whose JSON, table, code or log content the pipeline's
+    ReduceStructured stage cut down: a copy of it with the reduced content.
 
     Args:
         messages: The chat history, oldest first. ``None`` returns a Runnable that

@@ -1,0 +1,218 @@
+"""The structure-aware reducers: detection, JSON, tables, logs, code (pure functions)."""
+
+from __future__ import annotations
+
+import ast
+import csv
+import io
+import json
+
+from _fixtures import GO_FILE, PY_MODULE, csv_table, log_lines, markdown_table, orders_json
+
+from tokenslim._internal.structured import ELLIPSIS, Options, reduce_text, segments
+from tokenslim._internal.structured.detect import classify
+
+
+def test_detection_per_kind() -> None:
+    assert classify(orders_json()) == "json"
+    assert classify('{"a": 1}\n{"a": 2}\n') == "jsonl"
+    assert classify('{"a": 1, "b": [1, 2}') == "malformed_json"
+    assert classify(markdown_table(10)) == "markdown_table"
+    assert classify(csv_table(10)) == "csv"
+    assert classify(csv_table(10, "\t")) == "csv"
+    assert classify("<table><tr><th>a</th></tr><tr><td>1</td></tr></table>") == "html_table"
+    assert classify(log_lines(50)) == "log"
+    assert classify(PY_MODULE) == "python"
+    assert classify(GO_FILE) == "code"
+    assert classify("name: app\nversion: 2\nservices:\n  - web\n  - db\n") == "yaml"
+    prose = "Paris is the capital of France. It has 2.1 million people, a river, and many museums.\nThe Seine flows through it."
+    assert classify(prose) == "prose"
+
+
+def test_mixed_chunk_is_cut_into_parts() -> None:
+    text = "Intro text here.\n\n" + markdown_table(20) + "\n\nSome prose between.\n\n```python\n" + PY_MODULE + "```\nThe end.\n"
+    kinds = [s.kind for s in segments(text)]
+    assert kinds == ["prose", "markdown_table", "prose", "python", "prose"]
+    r = reduce_text(text, "What is the population of City13?")
+    assert r.whole is None
+    assert "Intro text here." in r.text and "Some prose between." in r.text and "The end." in r.text
+    assert "| City13 | Land6 | 1481 |" in r.text
+    assert "City14 |" not in r.text
+
+
+def test_json_keeps_the_identified_item_and_parses() -> None:
+    doc = orders_json()
+    r = reduce_text(doc, "What is the status and total of order ord_00179f3a?")
+    data = json.loads(r.text)
+    kept = [x for x in data["data"] if isinstance(x, dict)]
+    assert [x["id"] for x in kept] == ["ord_00179f3a"]
+    assert data["data"][0] == f"{ELLIPSIS} 17 items dropped" and data["data"][-1] == f"{ELLIPSIS} 22 items dropped"
+    assert data["has_more"] is False and data["url"] == "/v1/orders"
+    assert len(r.text) * 10 < len(doc)
+    assert {d[0] for d in r.dropped} == {"irrelevant_items"}
+
+
+def test_json_scalars_are_original_tokens() -> None:
+    items = ", ".join(f'{{"id": "x{i}", "v": 1.50e3, "s": "caf\\u00e9 {i}"}}' for i in range(20))
+    doc = '{"rows": [' + items + "]}"
+    r = reduce_text(doc, "value of x7")
+    assert '"v": 1.50e3' in r.text and '"caf\\u00e9 7"' in r.text
+    json.loads(r.text)
+
+
+def test_json_without_query_keeps_one_example_per_shape() -> None:
+    items = [{"a": i} for i in range(10)] + [{"b": i, "c": 1} for i in range(10)]
+    r = reduce_text(json.dumps(items), "")
+    data = json.loads(r.text)
+    dicts = [x for x in data if isinstance(x, dict)]
+    assert dicts == [{"a": 0}, {"b": 0, "c": 1}]
+
+
+def test_malformed_json_passes_through() -> None:
+    bad = '{"data": [' + ", ".join(f'{{"id": {i}}}' for i in range(50)) + '], "next": }'  # a value missing
+    r = reduce_text(bad, "id 7")
+    assert r.text == bad and not r.changed and r.passed and r.passed[0][0] == "malformed_json"
+
+
+def test_deep_nesting_is_bounded() -> None:
+    deep = "[" * 900 + "]" * 900
+    r = reduce_text(deep, "x")  # json.loads may refuse it (RecursionError): passed through either way
+    assert r.text == deep
+    nested = '{"a": ' * 200 + '[' + ", ".join(str(i) for i in range(30)) + ']' + "}" * 200
+    r = reduce_text(nested, "x")
+    json.loads(r.text)
+
+
+def test_jsonl_keeps_lines_byte_exact() -> None:
+    lines = [json.dumps({"id": f"evt_{i:04d}", "kind": "click", "ms": i * 3}) for i in range(50)]
+    text = "\n".join(lines) + "\n"
+    r = reduce_text(text, "what happened in evt_0031?")
+    out = r.text.splitlines()
+    assert lines[31] in out and len(out) == 3  # the kept line shows the one shape
+    for ln in out:
+        json.loads(ln)
+        assert ln in lines or ELLIPSIS in ln
+
+
+def test_markdown_table_rows_and_marker() -> None:
+    r = reduce_text(markdown_table(), "What is the population of City137?")
+    lines = r.text.splitlines()
+    assert lines[:2] == ["| City | Country | Population |", "|------|---------|-----------:|"]
+    assert "| City137 | Land4 | 6069 |" in lines
+    assert lines[2] == f"| {ELLIPSIS} 137 rows dropped | | |"
+    assert all(ln.count("|") == 4 for ln in lines)
+
+
+def test_csv_rows_parse_with_same_width() -> None:
+    text = csv_table()
+    r = reduce_text(text, "Who is the mayor of City42?")
+    rows = list(csv.reader(io.StringIO(r.text)))
+    assert rows[0] == ["city", "country", "population", "mayor"]
+    assert ["City42", "Land0", "2554", "Mayor 42, Jr."] in rows
+    assert {len(x) for x in rows} == {4}
+    assert r.text.count(ELLIPSIS) == 2
+
+
+def test_wide_table_drops_unneeded_columns() -> None:
+    head = ["name"] + [f"metric{j}" for j in range(12)] + ["population"]
+    rows = [",".join(head)] + [",".join([f"Town{i}"] + [str(i * j) for j in range(12)] + [str(5000 + i)]) for i in range(30)]
+    r = reduce_text("\n".join(rows), "What is the population of Town7?")
+    out = list(csv.reader(io.StringIO(r.text)))
+    assert out[0] == ["name", "population"]
+    assert ["Town7", "5007"] in out
+    assert any(d[0] == "irrelevant_columns" for d in r.dropped)
+
+
+def test_html_table_keeps_header_and_row() -> None:
+    rows = "".join(f"<tr><td>City{i}</td><td>{i * 10}</td></tr>\n" for i in range(30))
+    html = f"<table>\n<tr><th>City</th><th>Pop</th></tr>\n{rows}</table>"
+    r = reduce_text(html, "population of City12")
+    assert "<tr><th>City</th><th>Pop</th></tr>" in r.text and "<tr><td>City12</td><td>120</td></tr>" in r.text
+    assert "City13<" not in r.text and r.text.endswith("</table>")
+
+
+def test_log_keeps_errors_relevant_lines_and_counts_templates() -> None:
+    text = log_lines()
+    r = reduce_text(text, "What happened to block blk_1300?")
+    lines = r.text.splitlines()
+    assert any("ERROR" in ln and "blk_-4711" in ln for ln in lines)
+    assert any("blk_1300 " in ln for ln in lines)
+    assert any(ln.startswith(f"{ELLIPSIS} ") and "more lines like the line above" in ln for ln in lines)
+    assert len(text) > 20 * len(r.text)
+    src = set(text.splitlines())
+    assert all(ln in src or ln.startswith(ELLIPSIS) for ln in lines)
+
+
+def test_traceback_is_kept_whole() -> None:
+    body = [f"2024-01-01 00:00:{i % 60:02d} INFO worker: tick {i}" for i in range(40)]
+    tb = [
+        "2024-01-01 00:01:00 ERROR worker: job failed",
+        "Traceback (most recent call last):",
+        '  File "job.py", line 3, in run',
+        "    x = 1 / 0",
+        "ZeroDivisionError: division by zero",
+    ]
+    text = "\n".join(body[:20] + tb + body[20:]) + "\n"
+    r = reduce_text(text, "")
+    for ln in tb:
+        assert ln in r.text
+
+
+def test_python_keeps_function_whole_and_stubs_the_rest() -> None:
+    r = reduce_text(PY_MODULE, "What does parse_header return?")
+    ast.parse(r.text)
+    assert 'key, _, value = line.partition(":")' in r.text
+    assert 'def render_table(rows):\n    """Render rows as text."""\n    ...  # ' in r.text
+    assert "os.walk" not in r.text
+    assert "import re\n" not in r.text  # re is used nowhere in the kept code
+    assert any(d[0] == "irrelevant_code" for d in r.dropped)
+
+
+def test_python_method_keeps_its_class_header() -> None:
+    r = reduce_text(PY_MODULE, "How does Cache.get move the key?")
+    ast.parse(r.text)
+    assert "class Cache:" in r.text and "self.data.move_to_end(key)" in r.text
+    assert "from collections import OrderedDict" in r.text
+
+
+def test_go_braces() -> None:
+    r = reduce_text(GO_FILE, "what does renderTable return?")
+    assert 'out += strings.Join(r, " | ")' in r.text
+    assert "func listFiles(path string) []string {\n\t// " in r.text
+    assert "filepath.Walk" not in r.text
+
+
+def test_prose_untouched() -> None:
+    prose = "The quick brown fox jumps over the lazy dog. " * 40
+    r = reduce_text(prose, "fox")
+    assert r.text == prose and not r.kinds
+
+
+def test_options_min_items() -> None:
+    r = reduce_text(markdown_table(6), "City3", Options(min_items=8))
+    assert not r.changed
+
+
+def test_pipe_rows_inside_prose_are_a_table() -> None:
+    rows = "\n".join(["City | Pop"] + [f"City{i} | {i * 10}" for i in range(40)])
+    text = "# Cities\nPopulation of each city, from the census.\n" + rows + "\nSource: the census office.\n"
+    r = reduce_text(text, "population of City12")
+    assert r.kinds == ["csv"]
+    assert r.text.splitlines() == [
+        "# Cities", "Population of each city, from the census.", "City | Pop",
+        f"{ELLIPSIS} 12 rows dropped | ", "City12 | 120", f"{ELLIPSIS} 27 rows dropped | ", "Source: the census office.",
+    ]
+
+
+def test_yaml_sequence_items_and_comment_markers() -> None:
+    import yaml
+
+    items = "".join(f"  - name: svc-{i:03d}\n    image: registry.example.com/app:{i}.0\n    replicas: {i % 4}\n" for i in range(30))
+    text = "version: 3\nservices:\n" + items + "network: default\n"
+    assert classify(text) == "yaml"
+    r = reduce_text(text, "Which image does svc-017 run?")
+    assert "  - name: svc-017\n    image: registry.example.com/app:17.0\n    replicas: 1\n" in r.text
+    assert "  - name: svc-000\n" in r.text  # the example of the item shape
+    assert f"  # {ELLIPSIS} 16 items dropped\n" in r.text and r.text.endswith("network: default\n")
+    data = yaml.safe_load(r.text)
+    assert [s["name"] for s in data["services"]] == ["svc-000", "svc-017"] and data["network"] == "default"

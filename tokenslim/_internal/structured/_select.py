@@ -1,0 +1,115 @@
+"""Which units (rows, items, lines, functions) of a structured block the query needs.
+
+One decision shared by every structured type, so a table row, a JSON array item and a
+log line are kept by the same readable rule (:func:`select`):
+
+* a unit naming an *identifier* of the query (a token with a digit, an underscore or an
+  inner capital: ``ord_00179f3a``, ``City137``, ``blk_-1608``) is always kept, matched
+  case-insensitively on word boundaries; an identifier found in more than half of the
+  units tells nothing apart and counts as an ordinary term;
+* otherwise units are ranked by BM25 (:func:`tokenslim._internal.relevance.bm25_scores`)
+  and those scoring at least ``min_score`` times the best one are kept, best first, at
+  most ``top_k`` of them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Sequence
+
+from tokenslim._internal.relevance import bm25_scores, terms
+
+__all__ = ["Query", "Selection", "select", "ELLIPSIS", "AGGREGATE_WORDS"]
+
+ELLIPSIS = "\u2026"
+"""The elision mark every structured marker starts with."""
+
+_TOKEN = re.compile(r"[^\s\"'`,;()\[\]{}<>?!]+")
+_EDGE = ".:/-"
+
+
+def _is_identifier(tok: str) -> bool:
+    if len(tok) < 3:
+        return False
+    has_digit = any(ch.isdigit() for ch in tok)
+    if has_digit and tok.replace(",", "").replace(".", "").isdigit() and len(tok) < 4:
+        return False  # "10", "3.5": too common to single out a row
+    return has_digit or "_" in tok.strip("_") or any(ch.isupper() for ch in tok[1:]) and any(ch.islower() for ch in tok)
+
+
+AGGREGATE_WORDS = frozenset(
+    """most least highest lowest largest smallest biggest longest shortest oldest youngest earliest latest
+    first last top bottom next previous before after prior above below many much count total number average
+    difference more fewer less greater higher lower longer shorter older newer bigger larger smaller later
+    than compared consecutive other besides only same between times""".split()
+)
+"""English words of a question that compares or counts rows ("which year had the most wins?",
+"how many..."): no single row answers it, so tables keep every row and drop columns instead."""
+
+
+@dataclass(frozen=True)
+class Query:
+    """A query prepared once per request: its BM25 terms and its identifiers."""
+
+    text: str
+    terms: tuple[str, ...]
+    identifiers: tuple[str, ...]
+    patterns: tuple["re.Pattern[str]", ...]
+
+    @classmethod
+    def of(cls, text: str) -> "Query":
+        ids: list[str] = []
+        for raw in _TOKEN.findall(text or ""):
+            tok = raw.strip(_EDGE)
+            if _is_identifier(tok) and tok not in ids:
+                ids.append(tok)
+        pats = tuple(re.compile(r"(?<![\w])" + re.escape(i) + r"(?![\w])", re.IGNORECASE) for i in ids)
+        return cls(text or "", tuple(terms(text or "")), tuple(ids), pats)
+
+    def aggregates(self, units: Sequence[str]) -> bool:
+        """Whether the question compares or counts ``units`` (rows): it has a word of
+        :data:`AGGREGATE_WORDS` and no identifier of it names one of them."""
+        if not any(w in AGGREGATE_WORDS for w in re.findall(r"[a-z]+", self.text.lower())):
+            return False
+        return not any(p.search(u) for p in self.patterns for u in units)
+
+    def identifier_hits(self, text: str) -> list[str]:
+        """The query identifiers found in ``text``."""
+        return [i for i, p in zip(self.identifiers, self.patterns) if p.search(text)]
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Kept unit indices (sorted) and why: identifier matches and BM25 scores."""
+
+    keep: list[int]
+    by_identifier: set[int]
+    scores: list[float]
+
+
+def select(query: Query, units: Sequence[str], *, top_k: int, min_score: float) -> Selection:
+    """Decide which units to keep (pure). See the module docstring for the rule."""
+    n = len(units)
+    must: set[int] = set()
+    general_ids = set()
+    for ident, pat in zip(query.identifiers, query.patterns):
+        hits = [i for i, u in enumerate(units) if pat.search(u)]
+        if hits and (len(hits) <= max(1, n // 2)):
+            must.update(hits)
+        elif hits:
+            general_ids.add(ident)
+    scores = [float(s) for s in bm25_scores(query.terms, units)] if query.terms else [0.0] * n
+    keep = set(must)
+    best = max(scores, default=0.0)
+    if best > 0:
+        ranked = sorted(range(n), key=lambda i: -scores[i])
+        extra = 0
+        limit = top_k if not must else max(0, top_k - len(must))
+        for i in ranked:
+            if extra >= limit or scores[i] < min_score * best:
+                break
+            if i not in keep:
+                keep.add(i)
+                extra += 1
+    return Selection(sorted(keep), must, scores)

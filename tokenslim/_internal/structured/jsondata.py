@@ -1,0 +1,326 @@
+"""JSON and JSON Lines: keep the paths the query needs, elide the rest, still valid JSON.
+
+The text is checked with :func:`json.loads` (C speed), then read once more by a regex
+tokenizer into a light tree whose scalars and keys are the *original tokens*, so a kept
+number (``1.50e3``), string escape (``"caf\\u00e9"``) or identifier is byte-exact.
+The output is re-serialised compactly (``{"k": v, ...}``, one line): whitespace is the
+only thing that changes in what is kept. Dropped array items leave one marker string
+per gap (``"… 12 items dropped"``); dropped keys of a wide object one
+``"…": "5 keys dropped"`` entry. An array's first item of each shape (its sorted keys)
+is kept as an example, so the reader still sees what the dropped items looked like.
+
+A question that compares or counts items ("which ... had the most ...?", see
+:data:`~tokenslim._internal.structured._select.AGGREGATE_WORDS`) over an array of
+objects of one shape (table rows as records) keeps every item and drops the keys it does
+not need from each, with one ``"… 4 keys dropped from every item: ..."`` marker.
+
+Depth: arrays nested deeper than ``MAX_DEPTH`` are kept as their original text, so
+adversarial nesting costs linear time and no recursion error.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+from tokenslim._internal.relevance import terms
+from tokenslim._internal.structured._select import ELLIPSIS, Query, select
+
+__all__ = ["reduce_json", "reduce_json_lines", "looks_like_json", "MAX_DEPTH", "JSONOutcome"]
+
+MAX_DEPTH = 64
+"""Containers deeper than this are copied as their original text, never walked."""
+
+_TOKEN = re.compile(
+    r'"(?:[^"\\]|\\.)*"|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null|[{}\[\]:,]|\s+', re.S
+)
+
+
+@dataclass
+class _Obj:
+    start: int
+    end: int = 0
+    pairs: list[tuple[str, "_Node"]] = field(default_factory=list)
+
+
+@dataclass
+class _Arr:
+    start: int
+    end: int = 0
+    items: list["_Node"] = field(default_factory=list)
+
+
+@dataclass
+class _Scalar:
+    raw: str
+    start: int
+    end: int
+
+
+_Node = Union[_Obj, _Arr, _Scalar]
+
+
+@dataclass
+class JSONOutcome:
+    """What a JSON reduction did: the new text and per reason, the dropped texts."""
+
+    text: str
+    dropped: list[tuple[str, str, str]]  # (reason, detail, dropped original text)
+
+
+def looks_like_json(text: str) -> bool:
+    """Whether ``text`` opens and closes like a JSON object or array."""
+    s = text.strip()
+    return len(s) >= 2 and ((s[0] == "{" and s[-1] == "}") or (s[0] == "[" and s[-1] == "]"))
+
+
+def _parse(text: str) -> _Node:
+    """The token tree of ``text``, which :func:`json.loads` already accepted (iterative)."""
+    stack: list[Any] = []
+    key: list[str | None] = []
+    root: _Node | None = None
+    for m in _TOKEN.finditer(text):
+        tok = m.group()
+        c = tok[0]
+        if c.isspace() or c == ",":
+            continue
+        if c == ":":
+            continue
+        if c in "{[":
+            node: _Node = _Obj(m.start()) if c == "{" else _Arr(m.start())
+        elif c in "}]":
+            done = stack.pop()
+            key.pop()
+            done.end = m.end()
+            node = done
+            if stack:
+                _attach(stack, key, node)
+            else:
+                root = node
+            continue
+        else:
+            node = _Scalar(tok, m.start(), m.end())
+            top = stack[-1] if stack else None
+            if isinstance(top, _Obj) and key[-1] is None:
+                key[-1] = tok  # an object key
+                continue
+        if c in "{[":
+            stack.append(node)
+            key.append(None)
+            continue
+        if stack:
+            _attach(stack, key, node)
+        else:
+            root = node
+    assert root is not None
+    return root
+
+
+def _attach(stack: list[Any], key: list[str | None], node: _Node) -> None:
+    top = stack[-1]
+    if isinstance(top, _Obj):
+        k = key[-1]
+        assert k is not None
+        top.pairs.append((k, node))
+        key[-1] = None
+    else:
+        top.items.append(node)
+
+
+def _shape(node: _Node) -> Any:
+    if isinstance(node, _Obj):
+        return ("o", tuple(sorted(k for k, _ in node.pairs)))
+    if isinstance(node, _Arr):
+        return ("a",)
+    return ("s",)
+
+
+class _Reducer:
+    def __init__(self, text: str, query: Query, *, top_k: int, min_score: float, min_items: int, max_keys: int) -> None:
+        self.text = text
+        self.query = query
+        self.top_k = top_k
+        self.min_score = min_score
+        self.min_items = min_items
+        self.max_keys = max_keys
+        self.dropped: list[tuple[str, str, str]] = []
+
+    def raw(self, node: _Node) -> str:
+        return node.raw if isinstance(node, _Scalar) else self.text[node.start : node.end]
+
+    def out(self, node: _Node, depth: int, parts: list[str]) -> None:
+        if isinstance(node, _Scalar):
+            parts.append(node.raw)
+            return
+        if depth >= MAX_DEPTH:
+            parts.append(self.raw(node))
+            return
+        if isinstance(node, _Arr):
+            self.out_array(node, depth, parts)
+        else:
+            self.out_object(node, depth, parts)
+
+    def project(self, node: _Arr) -> list[int] | None:
+        """For a question over many items (``Query.aggregates``) of one object shape, like
+        the rows of a table: the key positions to keep in every item, or ``None``."""
+        from tokenslim._internal.structured.table import _keep_columns
+
+        items = node.items
+        if len(items) < self.min_items or not all(isinstance(it, _Obj) for it in items):
+            return None
+        if not self.query.aggregates([self.raw(it) for it in items]):
+            return None
+        keys = [k for k, _ in items[0].pairs]  # type: ignore[union-attr]
+        if len(keys) <= 2 or any([k for k, _ in it.pairs] != keys for it in items):  # type: ignore[union-attr]
+            return None
+        rows = [[json.loads(v.raw) if isinstance(v, _Scalar) and v.raw.startswith('"') else self.raw(v) for _, v in it.pairs] for it in items]  # type: ignore[union-attr]
+        cols = _keep_columns(self.query, [json.loads(k) for k in keys], [[str(c) for c in r] for r in rows], 2)
+        return list(range(len(keys))) if cols is None else cols  # every key needed: every item whole
+
+    def out_array(self, node: _Arr, depth: int, parts: list[str]) -> None:
+        items = node.items
+        keep = list(range(len(items)))
+        cols = self.project(node)
+        if cols is not None:
+            first = items[0]
+            assert isinstance(first, _Obj)
+            gone = [k for j, (k, _) in enumerate(first.pairs) if j not in cols]
+            if not gone:
+                parts.append(self.raw(node))
+                return
+            parts.append("[")
+            for n, it in enumerate(items):
+                assert isinstance(it, _Obj)
+                parts.append(", " if n else "")
+                parts.append("{" + ", ".join(it.pairs[j][0] + ": " + self.raw(it.pairs[j][1]) for j in cols) + "}")
+                self.dropped.append(("irrelevant_keys", f"array item {n + 1}/{len(items)}: {len(gone)} keys", ", ".join(k + ": " + self.raw(v) for j, (k, v) in enumerate(it.pairs) if j not in cols)))
+            names = ", ".join(json.loads(k) for k in gone)
+            parts.append(", " + json.dumps(f"{ELLIPSIS} {len(gone)} key{'s' if len(gone) > 1 else ''} dropped from every item: {names}", ensure_ascii=False) + "]")
+            return
+        if len(items) >= self.min_items:
+            sel = select(self.query, [self.raw(it) for it in items], top_k=self.top_k, min_score=self.min_score)
+            kept = set(sel.keep)
+            shapes = {_shape(items[i]) for i in kept}
+            for i, it in enumerate(items):  # one example of each shape not yet shown
+                s = _shape(it)
+                if s not in shapes:
+                    shapes.add(s)
+                    kept.add(i)
+            keep = sorted(kept)
+        parts.append("[")
+        first = True
+        prev = -1
+        for i in keep + [len(items)]:
+            gap = i - prev - 1
+            if gap > 0:
+                for j in range(prev + 1, i):
+                    self.dropped.append(("irrelevant_items", f"array item {j + 1}/{len(items)}", self.raw(items[j])))
+                parts.append(("" if first else ", ") + json.dumps(f"{ELLIPSIS} {gap} item{'s' if gap > 1 else ''} dropped", ensure_ascii=False))
+                first = False
+            if i < len(items):
+                if not first:
+                    parts.append(", ")
+                self.out(items[i], depth + 1, parts)
+                first = False
+            prev = i
+        parts.append("]")
+
+    def out_object(self, node: _Obj, depth: int, parts: list[str]) -> None:
+        pairs = node.pairs
+        keep = range(len(pairs))
+        drop: list[int] = []
+        if len(pairs) > self.max_keys:
+            # a wide object: keep the keys the query names or whose values it matches, and short scalars
+            texts = [k + " " + self.raw(v) for k, v in pairs]
+            sel = select(self.query, texts, top_k=self.max_keys, min_score=self.min_score)
+            kept = set(sel.keep)
+            qt = set(self.query.terms)
+            kept.update(i for i, (k, _) in enumerate(pairs) if qt & set(terms(k)))  # a key the query names
+            # then short scalars (ids, names, counts, flags) in order, up to max_keys keys in all
+            room = self.max_keys - len(kept)
+            for i, (_, v) in enumerate(pairs):
+                if room <= 0:
+                    break
+                if i not in kept and isinstance(v, _Scalar) and len(v.raw) <= 40:
+                    kept.add(i)
+                    room -= 1
+            keep = sorted(kept)
+            drop = [i for i in range(len(pairs)) if i not in set(keep)]
+        parts.append("{")
+        for n, i in enumerate(keep):
+            if n:
+                parts.append(", ")
+            k, v = pairs[i]
+            parts.append(k + ": ")
+            self.out(v, depth + 1, parts)
+        if drop:
+            for i in drop:
+                k, v = pairs[i]
+                self.dropped.append(("irrelevant_keys", f"key {k}", k + ": " + self.raw(v)))
+            if keep:
+                parts.append(", ")
+            marker = json.dumps(ELLIPSIS, ensure_ascii=False) + ": " + json.dumps(f"{len(drop)} key{'s' if len(drop) > 1 else ''} dropped")
+            parts.append(marker)
+        parts.append("}")
+
+
+def reduce_json(text: str, query: Query, *, top_k: int, min_score: float, min_items: int, max_keys: int) -> JSONOutcome | None:
+    """The reduced JSON text, or ``None`` when ``text`` is not valid JSON or nothing was dropped."""
+    try:
+        json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    root = _parse(text)
+    if isinstance(root, _Scalar):
+        return None
+    r = _Reducer(text, query, top_k=top_k, min_score=min_score, min_items=min_items, max_keys=max_keys)
+    parts: list[str] = []
+    r.out(root, 0, parts)
+    if not r.dropped:
+        return None
+    lead = text[: len(text) - len(text.lstrip())]
+    trail = text[len(text.rstrip()) :]
+    return JSONOutcome(lead + "".join(parts) + trail, r.dropped)
+
+
+def reduce_json_lines(text: str, query: Query, *, top_k: int, min_score: float, min_items: int) -> JSONOutcome | None:
+    """JSON Lines: whole lines kept or dropped (kept lines byte-exact), one marker line
+    (``{"…": "12 lines dropped"}``) per gap; one example line of each shape kept."""
+    lines = text.splitlines(keepends=True)
+    idx = [i for i, ln in enumerate(lines) if ln.strip()]
+    if len(idx) < min_items:
+        return None
+    try:
+        values = [json.loads(lines[i]) for i in idx]
+    except (ValueError, RecursionError):
+        return None
+    sel = select(query, [lines[i] for i in idx], top_k=top_k, min_score=min_score)
+    kept = set(sel.keep)
+    shapes = {("o", tuple(sorted(values[k]))) if isinstance(values[k], dict) else type(values[k]).__name__ for k in kept}
+    for k, v in enumerate(values):
+        s = ("o", tuple(sorted(v))) if isinstance(v, dict) else type(v).__name__
+        if s not in shapes:
+            shapes.add(s)
+            kept.add(k)
+    if len(kept) == len(idx):
+        return None
+    out: list[str] = []
+    dropped: list[tuple[str, str, str]] = []
+    gap = 0
+    for k, i in enumerate(idx):
+        if k in kept:
+            if gap:
+                out.append(json.dumps({ELLIPSIS: f"{gap} line{'s' if gap > 1 else ''} dropped"}, ensure_ascii=False) + "\n")
+                gap = 0
+            out.append(lines[i] if lines[i].endswith("\n") else lines[i] + "\n")
+        else:
+            gap += 1
+            dropped.append(("irrelevant_items", f"line {i + 1}", lines[i]))
+    if gap:
+        out.append(json.dumps({ELLIPSIS: f"{gap} line{'s' if gap > 1 else ''} dropped"}, ensure_ascii=False) + "\n")
+    new = "".join(out)
+    if not text.endswith("\n"):
+        new = new.rstrip("\n")
+    return JSONOutcome(new, dropped)
