@@ -7,18 +7,70 @@ from it); HTML is replaced by its main content, with hidden text (prompt-injecti
 vector) and boilerplate removed and recorded. History messages of any role (a tool
 result holding a fetched page, a pasted page in a user turn) get the same treatment, so
 hidden text cannot reach the prompt through the conversation either.
+
+Source code is not a page: Python that parses and defines a function or class (HTML in
+its string literals: ``html/parser.py``, ``pydoc.py``), or markdown whose markup all sits
+inside ``` fences, passes through untouched, unless its extraction finds text a reader
+never sees (a hidden element, a comment, ``<script>``/``<style>``...). A page built to
+parse as Python too (a polyglot) and hide an instruction is still extracted: see
+:func:`code_not_page`.
 """
 
 from __future__ import annotations
 
+import ast
+import re
 from dataclasses import asdict
 
 from tokenslim._chunk import Chunk, Message
 from tokenslim._result import Drop, Result
-from tokenslim.html import MAX_HTML_BYTES, Extraction, extract, looks_like_html
+from tokenslim.html import HIDDEN_RULES, MAX_HTML_BYTES, Extraction, extract, looks_like_html
 from tokenslim.stages._base import BaseStage, check
 
-__all__ = ["StripHTML", "plan_strip"]
+__all__ = ["StripHTML", "plan_strip", "is_source_code", "code_not_page"]
+
+_FENCE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n.*?^[ \t]*\1[ \t]*$", re.S | re.M)
+# what a reader never sees besides HIDDEN_RULES: script and style bodies, <object>, <iframe>...
+_UNSEEN = HIDDEN_RULES | {"script", "style", "non_content_tag"}
+
+
+def is_source_code(text: str) -> bool:
+    """Whether ``text`` is source code rather than a page: Python that parses and defines a
+    function or class at its top level, or markdown whose HTML-looking markup all lies
+    inside ``` (or ~~~) fences.
+
+    Args:
+        text: A chunk's or message's text (already found to look like HTML).
+
+    Returns:
+        True for code; False when any markup lies outside code.
+    """
+    if "```" in text or "~~~" in text:
+        outside = _FENCE.sub("", text)
+        if outside != text and not looks_like_html(outside):
+            return True
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+        return False
+    return any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) for n in tree.body)
+
+
+def code_not_page(text: str, ex: Extraction) -> bool:
+    """Pass ``text`` through unextracted: it is source code (:func:`is_source_code`) and its
+    extraction ``ex`` removed nothing a reader never sees. The second condition keeps the
+    hidden-text defence whole: a page that also parses as Python and hides text (in a hidden
+    element, a comment, a script...) is extracted like any page; only code whose markup
+    hides nothing is left as it is, and then the model reads what a human reader reads.
+    """
+    return not any(rule in _UNSEEN for rule in ex.removed) and is_source_code(text)
+
+
+def _extract(text: str, *, keep_tables: bool, max_bytes: int) -> Extraction | None:
+    if not looks_like_html(text):
+        return None
+    ex = extract(text, keep_tables=keep_tables, max_bytes=max_bytes)
+    return None if code_not_page(text, ex) else ex
 
 
 def _detail(chunk: Chunk, ex: Extraction) -> str:
@@ -46,10 +98,7 @@ def plan_strip(chunks: list[Chunk], *, keep_tables: bool, max_bytes: int) -> lis
     Raises:
         InputTooLarge: an HTML chunk is larger than ``max_bytes``.
     """
-    return [
-        (c, extract(c.text, keep_tables=keep_tables, max_bytes=max_bytes) if looks_like_html(c.text) else None)
-        for c in chunks
-    ]
+    return [(c, _extract(c.text, keep_tables=keep_tables, max_bytes=max_bytes)) for c in chunks]
 
 
 class StripHTML(BaseStage):
@@ -132,10 +181,10 @@ class StripHTML(BaseStage):
         messages = []
         for i, msg in enumerate(result.history):
             content = msg.get("content")
-            if not isinstance(content, str) or not looks_like_html(content):
+            ex = _extract(content, keep_tables=self.keep_tables, max_bytes=self.max_bytes) if isinstance(content, str) else None
+            if ex is None:
                 messages.append(msg)
                 continue
-            ex = extract(content, keep_tables=self.keep_tables, max_bytes=self.max_bytes)
             new = {**msg, "content": ex.text}
             detail = _detail(Chunk(text=content), ex)
             result.drops.append(
