@@ -136,6 +136,8 @@ def _headlines() -> list[str]:
     lc = load("langchain_vs_tokenslim.json")
     sgd = {(r["method"], r["keep_last"]): r for r in load("conversation_sgd.json")["sgd"]}
     fuzz = load("fuzz.json")
+    structured = load("structured.json")["results"]
+    jl, tl = structured["json/lookup"], structured["table/lookup"]
     return [
         f"**{hot['tokenslim']['ratio']:.2f}x**", pct(hot["tokenslim"]["quality"]),
         f"{100 * hot['BM25 sentences']['quality']['mean']:.1f}%",
@@ -152,6 +154,10 @@ def _headlines() -> list[str]:
         f"**{100 * sgd[('tokenslim summarize', 4)]['slot_retention']:.1f}%** of slot values kept at {sgd[('tokenslim summarize', 4)]['ratio']:.2f}x",
         f"same tokens: {100 * sgd[('truncate to same tokens', 4)]['slot_retention']:.1f}%",
         f"{sum(r['tried'] for r in fuzz):,} fuzzed inputs, {sum(r['unexpected'] for r in fuzz)} unexpected",
+        f"JSON lookups (API responses, records): **{jl['ratio']:.2f}x** fewer tokens, {pct(jl['answer_kept'])} of answers kept",
+        f"(BM25 lines at the same tokens: {100 * jl['peer_bm25_lines']['answer_kept']['mean']:.1f}%)",
+        f"table lookups {tl['ratio']:.2f}x at {100 * tl['answer_kept']['mean']:.1f}%",
+        f"{100 * structured['json']['json_parses']:.1f}% of the reduced JSON parses",
     ]
 
 
@@ -161,3 +167,75 @@ def test_headline_figures_come_from_the_results_files(doc: str) -> None:
     text = (ROOT / doc).read_text(encoding="utf-8")
     missing = [h for h in _headlines() if h not in text]
     assert not missing, f"{doc}: headline figures that no longer match results/*.json (rerun, then update): {missing}"
+
+
+def _quality(mean: float, low: float, high: float, n: int) -> dict:
+    return {"mean": mean, "low": low, "high": high, "n": n}
+
+
+def test_pareto_renderer_one_row_per_recall_peers_at_the_same_tokens(tmp_path: Path) -> None:
+    """``pareto`` (bench_compression.py --pareto's layout): recall, tokenslim's tokens, ratio and Wilson
+    interval, then each peer's rate at those tokens; a peer missing at one setting shows ``-``."""
+    import json
+
+    def system(tokens: int, ratio: float, q: dict, kept: int | None) -> dict:
+        return {"questions": 10, "tokens_before": 5000, "tokens_plain": 5000, "tokens_after": tokens, "ratio": ratio,
+                "quality": q, "kept": kept, "p50_ms": None, "p95_ms": None, "halves": []}
+
+    payload = {
+        "dataset": "twowiki_open", "command": "python benchmarks/bench_compression.py --pareto --limit 10", "limit": 10,
+        "pipeline": "default", "relevance": None, "format": "metadata_title", "metric": "answer_kept", "questions": 10,
+        "points": [
+            {"recall": 0.5, "systems": {
+                "tokenslim": system(1000, 5.0, _quality(0.75, 0.4093, 0.9285, 8), 6),
+                "BM25 sentences": system(990, 5.05, _quality(0.5, 0.2152, 0.7848, 8), 4),
+                "retriever top-k": system(980, 5.1, _quality(0.25, 0.0715, 0.5907, 8), 2)}},
+            {"recall": 0.975, "systems": {
+                "tokenslim": system(2500, 2.0, _quality(1.0, 0.6756, 1.0, 8), 8),
+                "BM25 sentences": system(2490, 2.01, _quality(0.875, 0.5291, 0.9776, 8), 7)}},
+        ],
+    }
+    path = tmp_path / "pareto_twowiki_open.json"
+    path.write_text(json.dumps(payload), encoding="utf-8")
+    text = _hook().render("pareto", str(path))
+    assert "`python benchmarks/bench_compression.py --pareto --limit 10`" in text and "Settings: limit=10." in text
+    assert "2WikiMultihopQA open (BM25 top-20 of the pool): 10 questions, 8 with the answer in the input" in text
+    rows = [line for line in text.splitlines() if line.startswith("| ")]
+    assert rows[0] == "| recall | tokens after | ratio | tokenslim answer kept [95% CI] | BM25 sentences | retriever top-k |"
+    assert rows[1:] == [
+        "| 0.5 | 1,000 | 5.00x | 75.0% [40.9, 92.8] (6/8) | 50.0% | 25.0% |",
+        "| 0.975 | 2,500 | 2.00x | 100.0% [67.6, 100.0] (8/8) | 87.5% | - |",
+    ]
+
+
+def test_structured_renderer_rows_and_sources(tmp_path: Path) -> None:
+    """``structured`` (bench_structured.py's layout): one row per type/questions, a source split only
+    where a row has several sources, ``-`` where no sample had an answer (NaN rate)."""
+    import json
+
+    def row(samples: int, ratio: float, q: dict, peer: float, **extra) -> dict:
+        return {"samples": samples, "tokens_before": 1, "tokens_after": 1, "ratio": ratio, "answer_kept": q,
+                "peer_bm25_lines": {"tokens_after": 1, "ratio": ratio, "answer_kept": _quality(peer, 0, 1, q["n"])},
+                "p50_ms": 3.87, "p95_ms": 9.0, "stage_p50_ms": 2.29, "p50_ms_8k_12k_tokens": None, **extra}
+
+    nan = _quality(float("nan"), float("nan"), float("nan"), 0)
+    payload = {"command": "python benchmarks/bench_structured.py ", "tokenizer": "cl100k_base", "results": {
+        "json": row(4, 3.0, _quality(1.0, 0.5, 1.0, 4), 0.5, json_parses=1.0, peer_json_parses=0.25),
+        "json/lookup": row(4, 6.48, _quality(0.9796, 0.9417, 0.993, 4), 0.6395, json_parses=1.0, peer_json_parses=0.25),
+        "json/lookup/api_response": row(2, 2.5, _quality(1.0, 0.5, 1.0, 2), 1.0),
+        "json/lookup/json_records": row(2, 25.05, _quality(1.0, 0.5, 1.0, 2), 0.0),
+        "log/errors": row(3, 8.48, _quality(1.0, 0.2, 1.0, 1), 1.0),
+        "log/errors/HDFS": row(2, 25.34, nan, float("nan")),
+        "log/errors/Apache": row(1, 3.49, _quality(1.0, 0.2, 1.0, 1), 1.0),
+        "code/named": row(1, 2.22, _quality(1.0, 0.2, 1.0, 1), 0.0),
+        "code/named/python": row(1, 2.22, _quality(1.0, 0.2, 1.0, 1), 0.0),
+    }}
+    path = tmp_path / "structured.json"
+    path.write_text(json.dumps(payload), encoding="utf-8")  # NaN written as NaN, as the benchmark does
+    text = _hook().render("structured", str(path))
+    assert "| JSON, lookup (API responses + records) | 4 | 6.48x | 98.0% [94.2, 99.3] | 63.9% | 3.9 (2.3) | - |" in text
+    assert "| logs, every error line | 3 (1 with an answer) | 8.48x |" in text
+    assert text.index("JSON, lookup") < text.index("code, function named") < text.index("logs, every error line")
+    assert "Reduced JSON that parses: 100.0% of 4 samples (BM25 lines' output: 25.0%)." in text
+    assert "| `log/errors/HDFS` | 2 (0 with an answer) | 25.34x | - | - |" in text
+    assert "`json/lookup/json_records`" in text and "`code/named/python`" not in text  # an only source repeats its row

@@ -12,7 +12,8 @@ for its older files), ``bench`` (a
 ``tokenslim bench`` run's bench.json, rendered by :func:`tokenslim.bench.report.markdown`;
 ``bench_summary`` for its changed rows and controls in a few columns),
 ``llama_cpp`` (benchmarks/bench_llama_cpp.py), ``langchain``, ``run_batch``, ``ray``,
-``conversation``, ``html``, ``injection``, ``fuzz``.
+``conversation``, ``html``, ``injection``, ``fuzz``, ``structured`` (benchmarks/bench_structured.py),
+``pareto`` (``benchmarks/bench_compression.py --pareto``: one table per results/pareto_<dataset>.json).
 """
 
 from __future__ import annotations
@@ -269,10 +270,99 @@ def fuzz(path: str) -> str:
     ])
 
 
+_STRUCTURED = {  # bench_structured.py's "type/questions" keys, in the order shown
+    "table/lookup": "tables, lookup",
+    "table/wtq": "tables, WikiTableQuestions",
+    "json/lookup": "JSON, lookup (API responses + records)",
+    "json/wtq": "JSON records, WikiTableQuestions",
+    "code/named": "code, function named",
+    "code/described": "code, function described",
+    "log/errors": "logs, every error line",
+    "log/identifier": "logs, lines naming an id",
+}
+
+
+def _rate(q: dict[str, Any] | None, interval: bool = True) -> str:
+    """A Wilson rate; ``-`` where no sample had an answer (n=0, mean NaN)."""
+    if not q or not q.get("n") or q.get("mean") is None or q["mean"] != q["mean"]:
+        return "-"
+    return f"{100 * q['mean']:.1f}%" + (f" [{100 * q['low']:.1f}, {100 * q['high']:.1f}]" if interval else "")
+
+
+def structured(path: str) -> str:
+    """benchmarks/bench_structured.py: per type and question kind, then per source (log system, JSON kind...)."""
+    d = _load(path)
+    res = d["results"]
+    keys = [k for k in _STRUCTURED if k in res] + sorted(k for k in res if k.count("/") == 1 and k not in _STRUCTURED)
+
+    def n(r: dict[str, Any]) -> str:
+        answered = r["answer_kept"].get("n", r["samples"])
+        return str(r["samples"]) + (f" ({answered} with an answer)" if answered != r["samples"] else "")
+
+    rows = [[_STRUCTURED.get(k, k), n(r), f"{r['ratio']:.2f}x", _rate(r["answer_kept"]),
+             _rate(r["peer_bm25_lines"]["answer_kept"], interval=False),
+             f"{_n(r.get('p50_ms'), 1)} ({_n(r.get('stage_p50_ms'), 1)})", _n(r.get("p50_ms_8k_12k_tokens"), 1)]
+            for k, r in ((k, res[k]) for k in keys)]
+    out = [_source(d.get("command"), path), "",
+           _table(["type / questions", "n", "ratio", "answer kept [95% CI]", "BM25 lines, same tokens",
+                   "p50 ms (stage)", "p50 ms, 8k-12k-token inputs"], rows, "lrrrrrr"), ""]
+    parses = [(k, r) for k, r in res.items() if "/" not in k and r.get("json_parses") is not None]
+    for k, r in parses:
+        out += [f"Reduced JSON that parses: {100 * r['json_parses']:.1f}% of {r['samples']} samples "
+                f"(BM25 lines' output: {100 * r['peer_json_parses']:.1f}%).", ""]
+    deep = sorted(k for k in res if k.count("/") == 2)
+    parents = [k.rsplit("/", 1)[0] for k in deep]
+    deep = [k for k, p in zip(deep, parents) if parents.count(p) > 1]  # a parent's only source repeats its row
+    if deep:
+        rows = [[f"`{k}`", n(res[k]), f"{res[k]['ratio']:.2f}x", _rate(res[k]["answer_kept"]),
+                 _rate(res[k]["peer_bm25_lines"]["answer_kept"], interval=False)] for k in deep]
+        out += ["??? note \"Per source (type/questions/source)\"", "",
+                *("    " + line if line else line for line in _table(
+                    ["source", "n", "ratio", "answer kept [95% CI]", "BM25 lines, same tokens"], rows, "lrrrr").split("\n")),
+                ""]
+    return "\n".join(out)
+
+
+_PARETO_TITLE = {
+    "hotpotqa": "HotpotQA distractor (10 passages)",
+    "twowiki": "2WikiMultihopQA distractor (10 passages)",
+    "hotpotqa_open": "HotpotQA open (BM25 top-20 of the pool)",
+    "twowiki_open": "2WikiMultihopQA open (BM25 top-20 of the pool)",
+}
+
+
+def pareto(path: str) -> str:
+    """``bench_compression.py --pareto``: one row per ``compress_documents__recall``, tokenslim's
+    ratio and quality, and each peer's quality at tokenslim's tokens (per question)."""
+    d = _load(path)
+    metric = "answer kept" if d.get("metric") == "answer_kept" else "term recall"
+    points = d["points"]
+    peers = list(dict.fromkeys(p for pt in points for p in pt["systems"] if p != "tokenslim"))
+    first = points[0]["systems"]["tokenslim"]["quality"]["n"] if points else 0
+    answerable = f", {first} with the answer in the input" if d.get("metric") == "answer_kept" else ""
+    out = [_source(d.get("command"), path), ""]
+    extra = [f"{k}={d[k]}" for k in ("limit", "relevance") if d.get(k) is not None]
+    if d.get("pipeline") not in (None, "default"):
+        extra.append(f"pipeline={d['pipeline']}")
+    if extra:
+        out += [f"Settings: {', '.join(extra)}.", ""]
+    out += [f"**{_PARETO_TITLE.get(d['dataset'], d['dataset'])}: {d['questions']} questions{answerable}; chunks given "
+            f"as `{d.get('format', '?')}`; peers filled to tokenslim's tokens per question**", ""]
+    rows = []
+    for pt in points:
+        s = pt["systems"]["tokenslim"]
+        kept = f" ({s['kept']}/{s['quality']['n']})" if s.get("kept") is not None and s["quality"].get("n") else ""
+        rows.append([f"{pt['recall']:g}", _n(s["tokens_after"]), f"{s['ratio']:.2f}x", _rate(s["quality"]) + kept,
+                     *(_rate(pt["systems"][p]["quality"], interval=False) if p in pt["systems"] else "-" for p in peers)])
+    out += [_table(["recall", "tokens after", "ratio", f"tokenslim {metric} [95% CI]", *peers], rows), ""]
+    return "\n".join(out)
+
+
 RENDERERS: dict[str, Callable[[str], str]] = {
     "compression": compression, "compression_rows": compression_rows, "bench": bench,
     "bench_summary": bench_summary, "llama_cpp": llama_cpp, "langchain": langchain,
     "run_batch": run_batch, "ray": ray, "conversation": conversation, "html": html, "injection": injection, "fuzz": fuzz,
+    "structured": structured, "pareto": pareto,
 }
 
 
