@@ -13,7 +13,8 @@ for its older files), ``bench`` (a
 ``bench_summary`` for its changed rows and controls in a few columns),
 ``llama_cpp`` (benchmarks/bench_llama_cpp.py), ``langchain``, ``run_batch``, ``ray``,
 ``conversation``, ``html``, ``injection``, ``fuzz``, ``structured`` (benchmarks/bench_structured.py),
-``pareto`` (``benchmarks/bench_compression.py --pareto``: one table per results/pareto_<dataset>.json).
+``pareto`` (``benchmarks/bench_compression.py --pareto``: one table per results/pareto_<dataset>.json),
+``heldout`` (benchmarks/bench_relevance_heldout.py).
 """
 
 from __future__ import annotations
@@ -358,11 +359,26 @@ def pareto(path: str) -> str:
     return "\n".join(out)
 
 
+def heldout(path: str) -> str:
+    """benchmarks/bench_relevance_heldout.py: the relevance model on questions it was not trained on, per
+    input setting and ``compress_documents__recall``."""
+    d = _load(path)
+    rows = []
+    for name, r in d["rows"].items():
+        q = r.get("quality")
+        kept = f" ({r['kept']}/{q['n']})" if r.get("kept") is not None and q and q.get("n") else ""
+        rows.append([f"`{r.get('setting', name)}`", f"{r['recall']:g}" if r.get("recall") is not None else "-",
+                     f"{r['ratio']:.2f}x", _rate(q) + kept, _n(r.get("p50_ms"), 1)])
+    note = f"{d['questions']} questions" + (f"; {d['note']}" if d.get("note") else "") + "."
+    return "\n".join([_source(d.get("command"), path), "", note, "",
+                      _table(["input", "recall", "ratio", "answer kept [95% CI]", "p50 ms"], rows, "llrrr")])
+
+
 RENDERERS: dict[str, Callable[[str], str]] = {
     "compression": compression, "compression_rows": compression_rows, "bench": bench,
     "bench_summary": bench_summary, "llama_cpp": llama_cpp, "langchain": langchain,
     "run_batch": run_batch, "ray": ray, "conversation": conversation, "html": html, "injection": injection, "fuzz": fuzz,
-    "structured": structured, "pareto": pareto,
+    "structured": structured, "pareto": pareto, "heldout": heldout,
 }
 
 
