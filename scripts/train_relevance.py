@@ -1,7 +1,8 @@
 """Fit CompressDocuments' relevance model on public training data (reproducible, seeded).
 
 Every training question becomes a request in several input shapes (title in metadata,
-``"Title: text"``, no title at all), the stage's own feature code
+``"Title: text"``, no title at all, BM25 top-20 open retrieval over its dataset's pooled
+paragraphs, and all its paragraphs as one long document), the stage's own feature code
 (:func:`tokenslim.stages.compress_documents.candidates`) turns each sentence into a row,
 and the label says whether the sentence is needed: a supporting fact where the data set
 marks sentences (2WikiMultihopQA, MuSiQue), else a sentence of a supporting paragraph that
@@ -57,7 +58,7 @@ from tokenslim.bench import datasets as D  # noqa: E402
 from tokenslim.bench.metrics import contains_answer, span_answers  # noqa: E402
 from tokenslim.stages.compress_documents import candidates  # noqa: E402
 
-SHAPES = ("metadata_title", "title_in_text", "no_title", "open")
+SHAPES = ("metadata_title", "title_in_text", "no_title", "open", "one_document")
 RECALLS = (0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.925, 0.95, 0.965, 0.975, 0.985, 0.99, 0.995)
 
 
@@ -111,6 +112,23 @@ def shared_questions() -> list[Question]:
             for t, sents in zip(meta["context"]["title"], meta["context"]["content"])
         ]
         out.append(Question(row["id"], "twowiki", row["question"], list(row["golden_answers"]), paras))
+    return out
+
+
+def nq_questions(limit: int | None) -> list[Question]:
+    """NQ-open from ../shared/data: one gold passage per question; the needed sentences hold an answer."""
+    from tokenslim._internal.sentences import split_sentences
+
+    out = []
+    for ex in D.nq(limit):
+        golds = span_answers(ex.answers)
+        c = ex.chunks[0]
+        sents = split_sentences(c.text)
+        gold = {j for j, x in enumerate(sents) if contains_answer(x, golds)}
+        if not gold:
+            continue
+        paras = [{"title": str(c.metadata.get("title", "")), "sentences": sents, "gold": gold, "supporting": True}]
+        out.append(Question(ex.id, "nq", ex.query, ex.answers, paras))
     return out
 
 
@@ -201,8 +219,29 @@ def prograph_twowiki(questions_path: Path, docs_path: Path, out: Path) -> None:
             f.write(json.dumps(row, ensure_ascii=False) + "\n")
 
 
+def _one_document(q: Question) -> tuple[list[Chunk], list[list[tuple[int, int, bool]]]]:
+    """All the question's paragraphs as ONE chunk (a long document: one line a paragraph), and its gold spans."""
+    spans: list[tuple[int, int, bool]] = []
+    lines, pos = [], 0
+    for p in q.paragraphs:
+        sents = [s for s in p["sentences"] if s.strip()]
+        if not sents:
+            continue
+        if lines:
+            pos += 1  # the newline
+        for j, x in enumerate(sents):
+            if j:
+                pos += 1
+            spans.append((pos, pos + len(x), _needed(q, p, j, x)))
+            pos += len(x)
+        lines.append(" ".join(sents))
+    return [Chunk(text="\n".join(lines) or " ", id="doc")], [spans]
+
+
 def _chunks(q: Question, shape: str) -> tuple[list[Chunk], list[list[tuple[int, int, bool]]]]:
     """The question's paragraphs as chunks in one input shape, and each chunk's gold character spans."""
+    if shape == "one_document":
+        return _one_document(q)
     chunks = []
     gold_spans = []
     for k, p in enumerate(q.paragraphs):
@@ -351,6 +390,7 @@ def recall_table(prob: np.ndarray, y: np.ndarray, w: np.ndarray) -> list[list[fl
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--shared", action="store_true", help="train on ../shared/data's HotpotQA and 2Wiki samples")
+    ap.add_argument("--nq", type=int, default=0, metavar="N", help="also the first N NQ-open questions of ../shared/data (single passages)")
     ap.add_argument("--musique", type=Path, action="append", default=[])
     ap.add_argument("--hotpot", type=Path, action="append", default=[])
     ap.add_argument("--twowiki", type=Path, action="append", default=[])
@@ -374,6 +414,10 @@ def main() -> None:
         shared = shared_questions()
         questions += [q for q in shared if q.dataset == "hotpotqa"][: args.limit] + [q for q in shared if q.dataset == "twowiki"][: args.limit]
         sources.append("../shared/data hotpotqa_distractor (300) + twowikimultihopqa_dev_sample (100)")
+    if args.nq:
+        qs = nq_questions(args.nq)
+        questions += qs
+        sources.append(f"../shared/data nq_open_oracle: first {args.nq} questions ({len(qs)} with the answer in a sentence)")
     for f in args.musique:
         qs = musique_questions(f)[: args.limit]
         questions += qs
