@@ -105,7 +105,7 @@ def _pipeline(kind: str, ratio: float | None, relevance: str | None) -> Pipeline
 
         pipe = default_pipeline()
     else:
-        pipe = Pipeline([TrimTopK(k=None), CompressDocuments()])
+        pipe = Pipeline([TrimTopK(), CompressDocuments()])
     if ratio is not None:
         pipe.set_params(compress_documents__ratio=ratio)
     if relevance is not None:

@@ -461,10 +461,10 @@ def default_pipeline(token_budget: int | None = None, tokenizer: Any = None, *, 
     steps: list[Any] = [
         S.StripHTML(),
         S.Dedupe(),
-        # no fixed top-k: CompressDocuments' learned keep decision drops whole chunks per request (a fixed
-        # k=10 lost half the passages of 20-passage MuSiQue inputs, and of BM25 top-20 retrieval);
-        # set trim_top_k__k to cap what reaches it
-        S.TrimTopK(k=None),
+        # no fixed top-k (TrimTopK's default k=None): CompressDocuments' learned keep decision drops whole
+        # chunks per request (a fixed k=10 lost half the passages of 20-passage MuSiQue inputs, and of BM25
+        # top-20 retrieval); set trim_top_k__k to cap what reaches it
+        S.TrimTopK(),
         S.ReduceStructured(),  # JSON, tables, code and logs, and tool results, before CompressDocuments
         S.CompressDocuments(),
         S.SummarizeConversation(),

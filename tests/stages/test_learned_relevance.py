@@ -78,17 +78,20 @@ def test_higher_recall_keeps_more_and_loses_no_answer_it_kept(hotpot) -> None:
     assert sizes["high"] > 1.2 * sizes["low"]
 
 
-def test_flat_scores_keep_more_than_clear_evidence() -> None:
-    """A question the text says nothing about (the model cannot tell) keeps more than one it answers plainly."""
-    filler = [
-        Chunk(" ".join(f"Sentence {k} of chunk {i} talks about weather number {i * 10 + k}." for k in range(8)), id=f"c{i}")
-        for i in range(6)
-    ]
-    answer = Chunk("The Zorblat Bridge opened in 1932. It spans the Quench river. " + filler[0].text, id="z")
-    clear = _run(CompressDocuments(min_tokens=0), "When did the Zorblat Bridge open?", [answer, *filler[1:]])
-    unclear = _run(CompressDocuments(min_tokens=0), "Why do penguins migrate?", [answer, *filler[1:]])
-    assert "opened in 1932" in clear.context_text()
-    assert unclear.tokens_after > clear.tokens_after
+def test_flat_probabilities_keep_more_than_peaked_ones() -> None:
+    """The keep rule: everything at or above the threshold, then the best until the kept sentences hold ``recall`` of
+    the request's probability. Where the model cannot tell (flat probabilities, all under the threshold) that keeps
+    most sentences; where it is sure, the few it is sure of."""
+    from tokenslim.stages.compress_documents import _confident
+
+    flat = [0.01] * 50
+    peaked = [0.9, 0.8] + [0.001] * 48
+    order = lambda p: sorted(range(len(p)), key=lambda k: (-p[k], k))  # noqa: E731
+    assert len(_confident(flat, order(flat), threshold=0.02, recall=0.9)) == 45
+    assert len(_confident(peaked, order(peaked), threshold=0.02, recall=0.9)) == 2
+    # a higher recall never keeps fewer
+    for p in (flat, peaked):
+        assert len(_confident(p, order(p), 0.02, 0.95)) >= len(_confident(p, order(p), 0.02, 0.9))
 
 
 def test_drops_carry_the_probability() -> None:

@@ -164,7 +164,9 @@ class TrimTopK(BaseStage):
     ``score_cliff`` or ``over_token_budget``.
 
     Args:
-        k: Keep at most this many chunks (``None``: no cap). Default 10.
+        k: Keep at most this many chunks (``None``: no cap). Default ``None``: CompressDocuments'
+            learned keep decision drops whole chunks per request, and a fixed cap cut half the
+            passages of 20-passage inputs; set it to bound what reaches later stages.
         min_score: Drop chunks scoring below this. Compared with the retriever score
             when chunks have one, else with the computed relevance in [0, 1].
         cliff: Cut the ranking at the first relative score drop larger than this
@@ -190,7 +192,7 @@ class TrimTopK(BaseStage):
     def __init__(
         self,
         *,
-        k: int | None = 10,
+        k: int | None = None,
         min_score: float | None = None,
         cliff: float | None = None,
         min_keep: int = 1,
