@@ -89,6 +89,7 @@ def main() -> int:
     ap.add_argument("--musique", type=Path, required=True)
     ap.add_argument("--twowiki", type=Path, action="append", default=[])
     ap.add_argument("--hotpot", type=Path, action="append", default=[])
+    ap.add_argument("--nq", type=int, default=300, help="NQ questions in training, as for the shipped model (default 300)")
     ap.add_argument("--recall", type=float, action="append", default=[])
     ap.add_argument("--models", type=Path, nargs=2, default=None, help="models already trained without half A / half B")
     args = ap.parse_args()
@@ -103,7 +104,7 @@ def main() -> int:
         train_half = tmp / f"musique_train_half{k}.jsonl"
         train_half.write_text("\n".join(half) + "\n", encoding="utf-8")
         out = tmp / f"model_without_half{1 - k}.json"
-        cmd = [sys.executable, str(ROOT / "scripts" / "train_relevance.py"), "--shared", "--musique", str(train_half), "--folds", "3", "--out", str(out)]
+        cmd = [sys.executable, str(ROOT / "scripts" / "train_relevance.py"), "--shared", "--nq", str(args.nq), "--musique", str(train_half), "--folds", "3", "--out", str(out)]
         for f in args.twowiki:
             cmd += ["--twowiki", str(f)]
         for f in args.hotpot:

@@ -129,6 +129,8 @@ def _headlines() -> list[str]:
         return f"**{100 * q['mean']:.1f}%** [{100 * q['low']:.1f}, {100 * q['high']:.1f}]"
 
     hot = load("compression_hotpotqa.json")["formats"]["metadata_title"]
+    wiki = load("compression_twowiki.json")["formats"]["metadata_title"]
+    musique = load("relevance_heldout_musique.json")["rows"]["metadata_title recall=0.9"]
     llm = load("hotpotqa_vllm_100/bench.json")["stages"]
     base, last = llm[0], llm[-1]
     html = load("html.json")["results"]
@@ -141,6 +143,8 @@ def _headlines() -> list[str]:
     return [
         f"**{hot['tokenslim']['ratio']:.2f}x**", pct(hot["tokenslim"]["quality"]),
         f"{100 * hot['BM25 sentences']['quality']['mean']:.1f}%",
+        f"2WikiMultihopQA: {100 * wiki['tokenslim']['quality']['mean']:.1f}% at {wiki['tokenslim']['ratio']:.2f}x",
+        f"MuSiQue, held out: {100 * musique['quality']['mean']:.1f}% at {musique['ratio']:.2f}x",
         f"{base['tokens_model']['mean']:,.0f} -> {last['tokens_model']['mean']:,.0f} prompt tokens",
         f"prefill **{last['prefill_ratio']['mean']:.2f}x** [{last['prefill_ratio']['low']:.2f}, {last['prefill_ratio']['high']:.2f}]",
         f"KV {base['kv_mb_allocated_per_request']:.1f} -> {last['kv_mb_allocated_per_request']:.1f} MB",
