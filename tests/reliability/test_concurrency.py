@@ -9,7 +9,7 @@ import pytest
 
 import tokenslim
 from tokenslim import Pipeline
-from tokenslim._internal import relevance
+from tokenslim._internal import embeddings
 from tokenslim.bench import datasets
 from tokenslim.stages import CompressDocuments, Dedupe, Reorder, StripHTML, TrimTopK
 
@@ -69,7 +69,7 @@ def test_embedding_stages_load_the_model_once_across_threads(requests, monkeypat
             loads.append(threading.get_ident())
             super().__init__(*args, **kwargs)
 
-    monkeypatch.setattr(relevance, "_model", None)
+    monkeypatch.setattr(embeddings, "_model", None)
     monkeypatch.setattr("sentence_transformers.SentenceTransformer", Counting)
     pipe = Pipeline(
         [StripHTML(), Dedupe(semantic_threshold=0.95), TrimTopK(k=4, relevance="embedding"),

@@ -182,7 +182,7 @@ class StripHTML(BaseStage):
         for i, msg in enumerate(result.history):
             content = msg.get("content")
             ex = _extract(content, keep_tables=self.keep_tables, max_bytes=self.max_bytes) if isinstance(content, str) else None
-            if ex is None:
+            if ex is None or not isinstance(content, str):
                 messages.append(msg)
                 continue
             new = {**msg, "content": ex.text}

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import csv
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from tokenslim._internal.structured._select import ELLIPSIS, Query
 from tokenslim._internal.structured.code import reduce_braced, reduce_python
@@ -69,7 +69,7 @@ class Reduction:
 
 
 def _reduce_part(kind: str, lang: str, text: str, q: Query, o: Options) -> tuple[str, list[tuple[str, str, str]]] | None:
-    r = None
+    r: Any = None  # each reducer's outcome type has .text and .dropped
     if kind == "json":
         r = reduce_json(text, q, top_k=o.top_k, min_score=o.min_score, min_items=o.min_items, max_keys=o.max_keys)
     elif kind == "jsonl":

@@ -184,9 +184,9 @@ class _Reducer:
         keep = list(range(len(items)))
         cols = self.project(node)
         if cols is not None:
-            first = items[0]
-            assert isinstance(first, _Obj)
-            gone = [k for j, (k, _) in enumerate(first.pairs) if j not in cols]
+            head = items[0]
+            assert isinstance(head, _Obj)
+            gone = [k for j, (k, _) in enumerate(head.pairs) if j not in cols]
             if not gone:
                 parts.append(self.raw(node))
                 return
@@ -229,7 +229,7 @@ class _Reducer:
 
     def out_object(self, node: _Obj, depth: int, parts: list[str]) -> None:
         pairs = node.pairs
-        keep = range(len(pairs))
+        keep: list[int] = list(range(len(pairs)))
         drop: list[int] = []
         if len(pairs) > self.max_keys:
             # a wide object: keep the keys the query names or whose values it matches, and short scalars
