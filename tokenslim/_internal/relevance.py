@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol, Sequence, 
 
 from tokenslim._internal.embeddings import load_embedding_model  # re-exported: the loader lives in embeddings.py
 from tokenslim._internal.lang import words
-from tokenslim.errors import InputError, MissingDependency
+from tokenslim.errors import InputError
 
 if TYPE_CHECKING:
     import numpy as np
