@@ -388,6 +388,15 @@ def recall_table(prob: np.ndarray, y: np.ndarray, w: np.ndarray) -> list[list[fl
 
 
 def main() -> None:
+    # one BLAS thread: a multi-threaded sum's order varies from run to run, and 400 epochs amplify that noise into
+    # different weights; with one thread the same data and seed give the same model
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1):
+        _main()
+
+
+def _main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--shared", action="store_true", help="train on ../shared/data's HotpotQA and 2Wiki samples")
     ap.add_argument("--nq", type=int, default=0, metavar="N", help="also the first N NQ-open questions of ../shared/data (single passages)")

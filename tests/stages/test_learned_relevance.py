@@ -213,7 +213,8 @@ def test_every_tuning_constant_is_a_parameter_that_round_trips() -> None:
 
 @pytest.mark.slow
 def test_training_script_reproduces_a_model(tmp_path, data_dir) -> None:
-    """scripts/train_relevance.py on a slice of the shared data writes a model the stage loads; seeded, so twice is identical."""
+    """scripts/train_relevance.py on a slice of the shared data writes a model the stage loads; seeded and on one BLAS
+    thread, so twice is byte-identical (with several threads the summation order varied and the weights with it)."""
     outs = []
     for k in range(2):
         out = tmp_path / f"m{k}.json"
@@ -222,10 +223,7 @@ def test_training_script_reproduces_a_model(tmp_path, data_dir) -> None:
             check=True, capture_output=True, text=True, cwd=ROOT,
         )
         outs.append(out.read_text())
-    a, b = (json.loads(o) for o in outs)
-    assert a["recall_table"] == b["recall_table"] and a["meta"] == b["meta"]
-    for (wa, ba), (wb, bb) in zip(a["layers"], b["layers"]):
-        assert np.allclose(wa, wb, rtol=1e-6, atol=1e-9) and np.allclose(ba, bb, rtol=1e-6, atol=1e-9)
+    assert outs[0] == outs[1]  # one BLAS thread while training: the same data and seed give the same file
     stage = CompressDocuments(model=str(tmp_path / "m0.json"))
     r = _run(stage, "When did the Zorblat Bridge open?", ["The Zorblat Bridge opened in 1932. Cats sleep a lot."])
     assert r.chunks
