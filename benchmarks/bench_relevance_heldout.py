@@ -130,7 +130,12 @@ def main() -> int:
             }
             table[f"{setting} recall={recall:g}"] = row
             print(f"{setting:<16} recall {recall:<5g} ratio {row['ratio']:.2f}x  answer kept {ci.mean:.1%} [{ci.low:.1%}, {ci.high:.1%}] ({row['kept']}/{ci.n})  p50 {row['p50_ms']:.1f} ms", flush=True)
-    command = "python benchmarks/bench_relevance_heldout.py " + " ".join(sys.argv[1:])
+    # data files by name only (they live wherever the user keeps them); reused models are noted, not named by path
+    named = ["--musique", args.musique.name, *[a for f in args.twowiki for a in ("--twowiki", f.name)],
+             *[a for f in args.hotpot for a in ("--hotpot", f.name)], "--nq", str(args.nq), *[a for r in recalls for a in ("--recall", f"{r:g}")]]
+    command = "python benchmarks/bench_relevance_heldout.py " + " ".join(named)
+    if args.models:
+        command += "  (fold models reused via --models, trained by this script's own training command)"
     payload = {"command": command, "questions": len(lines), "note": "each half judged by a model trained without it", "rows": table}
     (ROOT / "results" / "relevance_heldout_musique.json").write_text(json.dumps(payload, indent=2) + "\n")
     return 0

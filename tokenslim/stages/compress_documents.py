@@ -250,11 +250,9 @@ def plan_compression(
     prob = [float(p) for p in (model or load_model()).predict(cand.features, *cand.layout())]
     scores = [c.score for c in chunks]
     if retriever_weight > 0 and all(s is not None for s in scores):
-        col = FEATURES.index("retriever")
-        prob = [(p + retriever_weight * float(cand.features[k, col])) / (1.0 + retriever_weight) for k, p in enumerate(prob)]
+        prob = _mix(prob, cand.features, "retriever", retriever_weight)
     if scorer_weight > 0 and not (isinstance(relevance, str) and ":" not in relevance):
-        col = FEATURES.index("sent_rel")
-        prob = [(p + scorer_weight * float(cand.features[k, col])) / (1.0 + scorer_weight) for k, p in enumerate(prob)]
+        prob = _mix(prob, cand.features, "sent_rel", scorer_weight)
     cost = [count(t) for t in texts]
     index = {u: k for k, u in enumerate(units)}
     order = sorted(range(len(units)), key=lambda k: (-prob[k], k))
@@ -300,6 +298,12 @@ def plan_compression(
         probs[i].append(prob[k])
     budget_used = used if ratio is None else min(max(total * ratio, floor), cap)
     return Plan(spans, keep, cand.chunk_scores, budget_used, labels, keep_labels, probs)
+
+
+def _mix(prob: list[float], features: "np.ndarray", name: str, weight: float) -> list[float]:
+    """``(p + weight * feature) / (1 + weight)`` per sentence: a signal the user trusts mixed into the probability."""
+    col = FEATURES.index(name)
+    return [(p + weight * float(features[k, col])) / (1.0 + weight) for k, p in enumerate(prob)]
 
 
 def _confident(prob: Sequence[float], order: Sequence[int], threshold: float, recall: float) -> list[int]:
