@@ -15,6 +15,7 @@ from typing import Any
 
 from tokenslim import errors
 from tokenslim._chunk import Chunk, Message
+from tokenslim._conversation import Conversation
 from tokenslim._pipeline import Pipeline, default_pipeline
 from tokenslim._internal.titles import TITLE_KEYS, chunk_title
 from tokenslim._registry import register_stage, registered_stages
@@ -28,6 +29,7 @@ __all__ = [
     "Message",
     "Pipeline",
     "default_pipeline",
+    "Conversation",
     "register_stage",
     "registered_stages",
     "Result",
@@ -43,7 +45,7 @@ __all__ = [
     "__version__",
 ]
 
-for _obj in (Chunk, Pipeline, default_pipeline, register_stage, registered_stages, Result, Drop, StageReport, get_tokenizer, chunk_title):
+for _obj in (Chunk, Pipeline, default_pipeline, Conversation, register_stage, registered_stages, Result, Drop, StageReport, get_tokenizer, chunk_title):
     _obj.__module__ = "tokenslim"
 
 

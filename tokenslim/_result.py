@@ -10,7 +10,13 @@ from tokenslim._internal.embeddings import EmbeddingSource, Embeddings
 from tokenslim.errors import InputError
 from tokenslim.tokenizers import Tokenizer, get_tokenizer
 
-__all__ = ["Result", "Drop", "StageReport", "DropKind"]
+__all__ = ["Result", "Drop", "StageReport", "DropKind", "ContextPosition"]
+
+ContextPosition = Literal["last", "first"]
+"""Where :meth:`Result.to_messages` puts the context: ``"last"``, in the final user message
+before the question (the default: retrieved context is volatile); ``"first"``, in the system
+message before the history (for documents that stay the same across a conversation, so a
+prefix cache reuses them; see :class:`tokenslim.Conversation`)."""
 
 DropKind = Literal["chunk", "sentence", "turn", "text"]
 """What a :class:`Drop` holds: a whole chunk, one sentence of a chunk, a history
@@ -83,6 +89,15 @@ class StageReport:
         }
 
 
+def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
+    """Length of the longest common prefix of two token-id sequences."""
+    n = min(len(a), len(b))
+    i = 0
+    while i < n and a[i] == b[i]:
+        i += 1
+    return i
+
+
 class Result:
     """The state of one request as it flows through the stages.
 
@@ -99,6 +114,11 @@ class Result:
         drops: Every removal, in order.
         report: One :class:`StageReport` per stage run by a pipeline.
         tokens_before: Prompt tokens of the input, before any stage.
+        context_position: ``"last"`` (default) or ``"first"``, see :data:`ContextPosition`.
+        prefix_tokens: Leading tokens of this prompt that the previous request of the same
+            conversation sent identically (what a prefix cache can reuse); set by
+            :class:`tokenslim.Conversation`, ``None`` outside one or on its first request.
+            :meth:`shared_prefix` computes it against any earlier prompt.
         embeddings: Where stages get text embeddings (``embeddings.rows(texts)``): a cache
             for this request, or shared by every request of one :meth:`Pipeline.run_batch`,
             so a text is embedded once (and a batch in one call).
@@ -124,6 +144,8 @@ class Result:
         self.embeddings: EmbeddingSource = embeddings if embeddings is not None else Embeddings()
         self._counts: dict[str, int] = {}
         self._titles: dict[tuple[Any, ...], str] = {}
+        self.context_position: ContextPosition = "last"
+        self.prefix_tokens: int | None = None
         self.tokens_before = self.prompt_tokens()
 
     @classmethod
@@ -183,12 +205,13 @@ class Result:
         pieces: list[str] = []
         if self.system_prompt:
             pieces.append(self.system_prompt)
+        context = [CONTEXT_HEADER, *(f"[{i}] {c.text}" for i, c in enumerate(self.chunks, 1))] if self.chunks else []
+        if self.context_position == "first":
+            pieces.extend(context)
         for m in self.history:
             pieces.append(f"{m['role']}: {m['content']}")
-        if self.chunks:
-            pieces.append(CONTEXT_HEADER)
-            for i, c in enumerate(self.chunks, 1):
-                pieces.append(f"[{i}] {c.text}")
+        if self.context_position != "first":
+            pieces.extend(context)
         pieces.append(QUESTION_PREFIX + self.query)
         return pieces
 
@@ -278,10 +301,15 @@ class Result:
         return "\n".join(f"[{i}] {c.text}" for i, c in enumerate(self.chunks, 1))
 
     def to_messages(self, *, instruction: str | None = None) -> list[Message]:
-        """OpenAI-style chat messages: system prompt, history, then context + question as the user turn."""
+        """OpenAI-style chat messages: system prompt, history, then context + question as the user turn
+        (with ``context_position="first"`` the context ends the system message instead)."""
         msgs: list[Message] = []
-        if self.system_prompt:
-            msgs.append({"role": "system", "content": self.system_prompt})
+        first = bool(self.chunks) and self.context_position == "first"
+        system = [self.system_prompt] if self.system_prompt else []
+        if first:
+            system.append(f"{CONTEXT_HEADER}\n{self.context_text()}")
+        if system:
+            msgs.append({"role": "system", "content": "\n\n".join(system)})
         # tokenslim's own keys (the state summary's marker, kept content parts) are not sent to the API;
         # a message with images or other non-text parts is sent with its parts
         for m in self.history:
@@ -290,13 +318,26 @@ class Result:
                 out["content"] = api_content(m)
             msgs.append(out)
         parts = []
-        if self.chunks:
+        if self.chunks and not first:
             parts.append(f"{CONTEXT_HEADER}\n{self.context_text()}")
         if instruction:
             parts.append(instruction)
         parts.append(QUESTION_PREFIX + self.query)
         msgs.append({"role": "user", "content": "\n\n".join(parts)})
         return msgs
+
+    def shared_prefix(self, previous: "Result | str") -> int:
+        """Leading tokens of :meth:`to_prompt` identical to ``previous``'s (a Result or a prompt string).
+
+        This is what a prefix cache (vLLM automatic prefix caching, SGLang, provider prompt
+        caching) can reuse when ``previous`` was the last request sent; engines reuse whole
+        blocks only, so they hit up to one block less. Token ids are compared in this
+        result's tokenizer.
+        """
+        before = previous.to_prompt() if isinstance(previous, Result) else previous
+        if not isinstance(before, str):
+            raise InputError(f"previous must be a Result or a prompt str, got {type(before).__name__}")
+        return common_prefix(self.tokenizer.encode(before), self.tokenizer.encode(self.to_prompt()))
 
     def to_prompt(self) -> str:
         """The whole prompt as one string (what :meth:`prompt_tokens` counts)."""
@@ -317,6 +358,7 @@ class Result:
             "tokens_after": self.tokens_after,
             "chunks": [{"id": c.id, "score": c.score, "tokens": self.count(c.text)} for c in self.chunks],
             "turns": len(self.history),
+            "prefix_tokens": self.prefix_tokens,
             "stages": [r.as_dict() for r in self.report],
             "drops": [
                 {"stage": d.stage, "kind": d.kind, "reason": d.reason, "detail": d.detail,

@@ -108,3 +108,26 @@ def test_concurrent_batch(vllm_backend, rag_prompts) -> None:
     assert len(results) == 3 and seconds > 0
     assert [r.prompt_tokens for r in results] == [vllm_backend.count_tokens(p) for p in prompts]
     assert results[0].extra["engine_batch"]["generation_tokens"] == sum(r.output_tokens for r in results)
+
+
+def test_cache_aware_conversation_computes_fewer_prefill_tokens_on_the_engine(vllm_backend, data_dir) -> None:
+    """SGD dialogues sent turn by turn: vLLM's own prefix-cache count decides what was computed.
+    Folding in blocks (the default) lets the engine reuse the history; folding every turn does not."""
+    from tokenslim import Conversation, default_pipeline
+    from tokenslim.bench.conversations import sgd_dialogues
+
+    dialogues = [d for d in sgd_dialogues(limit=40) if len(d.turns) >= 8][:3]
+    assert len(dialogues) == 3
+    computed = {}
+    for name, every in (("blocks", 8), ("every turn", None)):
+        total = 0
+        for d in dialogues:
+            vllm_backend.reset_prefix_cache()
+            conv = Conversation(default_pipeline().set_params(summarize_conversation__fold_every=every))
+            for i, t in enumerate(d.turns):
+                r = conv.run(t.query, t.chunks, history=d.history(i), system_prompt="You are a booking assistant.")
+                (m,) = vllm_backend.generate([r.to_messages()], max_tokens=1)
+                assert m.cached_tokens % vllm_backend.block_size == 0 and m.cached_tokens < m.prompt_tokens
+                total += m.prompt_tokens - m.cached_tokens
+        computed[name] = total
+    assert computed["blocks"] < computed["every turn"]

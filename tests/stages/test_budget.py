@@ -59,7 +59,7 @@ def test_unscored_chunks_go_from_the_end(hotpot):
 
 def test_then_oldest_history_with_tool_pairs_and_state_summary_kept(mhr, conv):
     ex = mhr[0]
-    folded = Pipeline([SummarizeConversation(keep_last=8)]).run(ex.query, history=conv).history
+    folded = Pipeline([SummarizeConversation(keep_last=8, fold_every=None)]).run(ex.query, history=conv).history
     assert folded[0]["tokenslim"] == "state_summary"
     base = Result.create(ex.query, ex.chunks[:1], folded, system_prompt=SYSTEM).prompt_tokens()
     r = run(base - 120, ex, folded)

@@ -7,8 +7,8 @@ from typing import Callable, Sequence
 
 from tokenslim._chunk import Message
 from tokenslim._internal.sentences import split_spans
-from tokenslim._internal.state import extract_state
-from tokenslim._internal.turns import STATE_SUMMARY, cut_index, is_pinned
+from tokenslim._internal.state import HEADER, extract_state
+from tokenslim._internal.turns import STATE_SUMMARY, cut_index, group_spans, is_pinned
 from tokenslim._result import Result
 from tokenslim.errors import StageError
 from tokenslim.stages._base import BaseStage, check
@@ -34,6 +34,36 @@ class _Plan:
 
 def _message_tokens(result: Result, msg: Message) -> int:
     return result.count(f"{msg['role']}: {msg['content']}") + 1
+
+
+def block_cut(history: Sequence[Message], cut: int, fold_every: int) -> int:
+    """The last block boundary at or before ``cut``.
+
+    Block boundaries depend only on the history before them: starting from the first
+    message, each block ends at the first group boundary (a tool call stays with its
+    results) once it holds ``fold_every`` conversation messages (pinned system and
+    developer messages do not count). A history that only grows at its end therefore
+    keeps its earlier boundaries, and the cut moves once per block instead of once per
+    turn.
+    """
+    boundary, turns = 0, 0
+    for start, end in group_spans(history):
+        if end > cut:
+            break
+        turns += sum(1 for m in history[start:end] if not is_pinned(m))
+        if turns >= fold_every:
+            boundary, turns = end, 0
+    return boundary
+
+
+def _blocks(history: Sequence[Message], cut: int, fold_every: int) -> list[list[int]]:
+    """Indices of the conversation messages before ``cut``, split at the block boundaries."""
+    blocks: list[list[int]] = [[]]
+    for start, end in group_spans(history[:cut]):
+        blocks[-1].extend(i for i in range(start, end) if not is_pinned(history[i]))
+        if len(blocks[-1]) >= fold_every:
+            blocks.append([])
+    return [b for b in blocks if b]
 
 
 def _fit(text: str, count: Callable[[str], int], max_tokens: int) -> str:
@@ -63,6 +93,19 @@ class SummarizeConversation(BaseStage):
     a turn, no fact is invented. An earlier state message among the folded turns is
     carried over, so running the stage on every request keeps one summary.
 
+    **Folding in blocks keeps a prefix cache warm** (``fold_every``, on by default).
+    Serving engines (vLLM, SGLang, provider prompt caches) reuse the KV of a request's
+    longest prefix that an earlier request sent byte for byte. Folding one more turn on
+    every request rewrites the history right after the system prompt, so every request
+    misses the cache from there on. With ``fold_every=N`` the cut moves once per ``N``
+    messages, and each new block's lines are *appended* to the state (earlier lines stay
+    byte-identical); between folds the history only grows at its end. Only when the
+    appended state would pass ``max_summary_tokens`` is it rewritten: all folded turns
+    are extracted again into half that budget (one cache miss), and appending resumes.
+    The kept tail then holds between ``keep_last`` and ``keep_last + N - 1`` messages.
+    ``fold_every=None`` folds on every request and re-extracts the whole state each
+    time (the smallest prompt, for APIs without prefix caching).
+
     The cut never separates an assistant message with ``tool_calls`` from the
     ``role="tool"`` results answering it: the kept tail grows to include the call.
     Nothing changes when fewer than ``min_turns_to_fold`` turns would be folded or
@@ -75,6 +118,8 @@ class SummarizeConversation(BaseStage):
         max_summary_ratio: Upper bound on the state's tokens as a share of the folded
             turns' tokens (the tighter of the two bounds applies), so folding always saves.
         min_turns_to_fold: Do nothing unless at least this many turns would be folded.
+        fold_every: Fold in blocks of this many messages, appending to the state
+            (see above); ``None`` re-folds and re-extracts on every request.
         summarizer: ``None`` for the deterministic extractive state, or any callable
             ``(turns: list[dict]) -> str`` (for example one that prompts an LLM
             through a tokenslim backend). It receives copies of the turns to fold,
@@ -104,7 +149,8 @@ class SummarizeConversation(BaseStage):
         ...     {"role": "user", "content": "I need a table for 4 in San Jose at 7 pm."},
         ...     {"role": "assistant", "content": "Sino has a table at 7 pm. Shall I book it?"},
         ... ]
-        >>> r = Pipeline([SummarizeConversation(keep_last=1)]).run("Yes please.", history=history)
+        >>> stage = SummarizeConversation(keep_last=1, fold_every=None)  # fold on every request
+        >>> r = Pipeline([stage]).run("Yes please.", history=history)
         >>> print(r.history[0]["content"])
         Earlier conversation (verbatim excerpts):
         - user: I need a table for 4 in San Jose at 7 pm.
@@ -119,12 +165,14 @@ class SummarizeConversation(BaseStage):
         max_summary_tokens: int = 256,
         max_summary_ratio: float = 0.4,
         min_turns_to_fold: int = 2,
+        fold_every: int | None = 8,
         summarizer: Summarizer | None = None,
     ) -> None:
         self.keep_last = keep_last
         self.max_summary_tokens = max_summary_tokens
         self.max_summary_ratio = max_summary_ratio
         self.min_turns_to_fold = min_turns_to_fold
+        self.fold_every = fold_every
         self.summarizer = summarizer
 
     def validate(self) -> None:
@@ -136,6 +184,12 @@ class SummarizeConversation(BaseStage):
                 self,
                 f"{name} must be an int >= {low}, got {value!r}",
             )
+        every = self.fold_every
+        check(
+            every is None or (isinstance(every, int) and not isinstance(every, bool) and every >= 1),
+            self,
+            f"fold_every must be None or an int >= 1, got {every!r}",
+        )
         ratio = self.max_summary_ratio
         check(
             isinstance(ratio, (int, float)) and not isinstance(ratio, bool) and 0 < ratio <= 1,
@@ -149,17 +203,22 @@ class SummarizeConversation(BaseStage):
         )
 
     # -- deciding -------------------------------------------------------------------
-    def _state_text(self, result: Result, turns: Sequence[Message]) -> tuple[str, list[tuple[str, str]]]:
-        """The state text and, per turn, the drop reason and detail."""
+    def _budget(self, result: Result, turns: Sequence[Message]) -> int:
         folded_tokens = sum(_message_tokens(result, t) for t in turns)
-        budget = min(self.max_summary_tokens, max(_MIN_BUDGET, int(self.max_summary_ratio * folded_tokens)))
+        return min(self.max_summary_tokens, max(_MIN_BUDGET, int(self.max_summary_ratio * folded_tokens)))
+
+    def _state_text(
+        self, result: Result, turns: Sequence[Message], budget: int
+    ) -> tuple[list[str], list[tuple[str, str]]]:
+        """The state's lines (no header) for ``turns`` within ``budget`` tokens and, per turn,
+        the drop reason and detail."""
         if self.summarizer is None:
             ext = extract_state(turns, result.count, budget)
             reasons = [
                 ("chit_chat", "") if chit else ("folded_into_summary", f"{kept} fragment(s) in the state")
                 for chit, kept in zip(ext.chit_chat, ext.kept_sentences)
             ]
-            return ext.text, reasons
+            return ext.text.split("\n")[1:], reasons
         text = self.summarizer([dict(t) for t in turns])
         if not isinstance(text, str):
             raise StageError(
@@ -167,18 +226,48 @@ class SummarizeConversation(BaseStage):
                 stage=self.name,
             )
         text = _fit(text.strip(), result.count, budget)
-        return text, [("folded_into_summary", "summarizer")] * len(turns)
+        return ([text] if text else []), [("folded_into_summary", "summarizer")] * len(turns)
+
+    def _render(self, lines: list[str]) -> str:
+        if not lines:
+            return ""
+        return "\n".join([HEADER, *lines] if self.summarizer is None else lines)
+
+    def _appended_state(
+        self, result: Result, blocks: list[list[Message]]
+    ) -> tuple[str, list[tuple[str, str]]]:
+        """Block by block: append each block's lines; rewrite everything once the cap is passed."""
+        lines: list[str] = []
+        reasons: list[tuple[str, str]] = []
+        seen: list[Message] = []
+        for block in blocks:
+            seen.extend(block)
+            new, why = self._state_text(result, block, self._budget(result, block))
+            if lines and result.count(self._render(lines + new)) > self.max_summary_tokens:
+                lines, reasons = self._state_text(result, seen, self.max_summary_tokens // 2)
+                reasons = [(r, f"{d}; state rewritten" if d else "state rewritten") for r, d in reasons]
+                continue
+            lines += new
+            reasons += why
+        return self._render(lines), reasons
 
     def plan(self, result: Result) -> _Plan:
         """Decide what to fold (pure: reads ``result``, changes nothing)."""
         history = result.history
         cut = cut_index(history, self.keep_last)
+        if self.fold_every is not None:
+            cut = block_cut(history, cut, self.fold_every)
         head = history[:cut]
         pinned = [m for m in head if is_pinned(m)]
         turns = [m for m in head if not is_pinned(m)]
         if len(turns) < self.min_turns_to_fold:
             return _Plan(0, [], [], None)
-        text, reasons = self._state_text(result, turns)
+        if self.fold_every is None:
+            lines, reasons = self._state_text(result, turns, self._budget(result, turns))
+            text = self._render(lines)
+        else:
+            blocks = [[history[i] for i in b] for b in _blocks(history, cut, self.fold_every)]
+            text, reasons = self._appended_state(result, blocks)
         summary: Message | None = None
         if text:
             summary = {"role": "system", "content": text, "tokenslim": STATE_SUMMARY}
