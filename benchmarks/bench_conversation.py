@@ -15,6 +15,8 @@ human summary's lower-cased word tokens (``\\w+``, stopwords kept) that occur in
 the compressed history, divided by the summary's token count, averaged over
 dialogues. The uncompressed history gives the ceiling.
 
+tokenslim runs as shipped (``SummarizeConversation(keep_last=N)``, folding in blocks of 8
+messages) and with ``fold_every=None`` (folding on every request, the smallest history).
 Baselines measured in the same run: "truncate last N" (what trim_messages does)
 and "truncate to same tokens": per dialogue, the longest tail of turns whose prompt
 is no larger than tokenslim's output, so the two are compared at (at most) equal size.
@@ -132,13 +134,15 @@ def run_method(name: str, fn: Callable[[Result], Result], rows: list[tuple[Any, 
 
 
 def compare(n: int, rows: list[tuple[Any, ...]], tok: Any, score: Callable) -> list[dict]:
-    """Truncation to the last ``n`` turns, tokenslim with ``keep_last=n``, and truncation
-    held to tokenslim's output size dialogue by dialogue (the fair equal-size baseline)."""
+    """Truncation to the last ``n`` turns, tokenslim with ``keep_last=n`` (as shipped: folding in
+    blocks of 8 messages; and folding on every request, ``fold_every=None``), and truncation held
+    to the shipped stage's output size dialogue by dialogue (the fair equal-size baseline)."""
     stage = SummarizeConversation(keep_last=n)
-    stage.validate()
+    every_turn = SummarizeConversation(keep_last=n, fold_every=None)
     out = [
         run_method(f"truncate last {n}", lambda r: truncate(r, n), rows, tok, score),
         run_method("tokenslim summarize", stage, rows, tok, score),
+        run_method("tokenslim, fold every turn", every_turn, rows, tok, score),
     ]
     sizes = iter(out[1]["sizes"])
     out.append(run_method("truncate to same tokens", lambda r: truncate_to(r, next(sizes)), rows, tok, score))

@@ -23,7 +23,10 @@ def _usage_error(capsys: pytest.CaptureFixture[str], argv: list[str]) -> str:
 @pytest.mark.parametrize(
     "argv, message",
     [
-        ([], "the following arguments are required: {bench,capacity}"),
+        ([], "the following arguments are required: {bench,bench-chat,capacity}"),
+        (["bench-chat", "--limit", "sgd=none"], "argument --limit: expected N or SET=N, got 'sgd=none'"),
+        (["bench-chat", "--limit", "0"], "argument --limit: a limit must be >= 1, got '0'"),
+        (["bench-chat", "--sets", "multiwoz"], "argument --sets: invalid choice: 'multiwoz'"),
         (["bench"], "the following arguments are required: --dataset"),
         (["bench", "--dataset", "hotpotqa", "--limit", "0"], "argument --limit: must be >= 1, got 0"),
         (["bench", "--dataset", "hotpotqa", "--limit", "ten"], "argument --limit: expected a whole number, got 'ten'"),
@@ -56,7 +59,25 @@ def test_parse_size_units() -> None:
 
 def test_help_lists_subcommands() -> None:
     text = build_parser().format_help()
-    assert "bench" in text and "capacity" in text
+    assert "bench" in text and "bench-chat" in text and "capacity" in text
+
+
+def test_bench_chat_on_the_simulated_cache(capsys: pytest.CaptureFixture[str], tmp_path: Path, data_dir: Path) -> None:
+    """Two CoQA conversations on the simulated prefix cache: every row, per-turn records, a plot."""
+    import json
+
+    out = tmp_path / "chat.json"
+    assert main(["bench-chat", "--backend", "sim", "--sets", "coqa", "--limit", "coqa=2", "--out", str(out), "--no-progress"]) == 0
+    data = json.loads(out.read_text())
+    rows = data["summary"]["coqa"]
+    assert list(rows) == ["full", "query-independent", "per-request", "cache-aware", "cache-aware + stable docs"]
+    assert {r["dialogue"] for r in data["records"]["coqa"]} and len({r["dialogue"] for r in data["records"]["coqa"]}) == 2
+    full, stable = rows["full"], rows["cache-aware + stable docs"]
+    assert stable["computed"] < full["computed"] <= full["sent"]
+    assert 0 <= full["cache_hit"] < stable["cache_hit"] < 1
+    assert out.with_suffix(".png").stat().st_size > 0
+    assert data["command"].startswith("tokenslim bench-chat --backend sim")
+    assert "cache-aware + stable docs" in capsys.readouterr().out
 
 
 def test_unknown_dataset_is_a_clear_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

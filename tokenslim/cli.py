@@ -95,7 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
     from tokenslim import __version__
 
     parser.add_argument("--version", action="version", version=f"tokenslim {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="{bench,capacity}")
+    sub = parser.add_subparsers(dest="command", metavar="{bench,bench-chat,capacity}")
     sub.required = True
 
     b = sub.add_parser(
@@ -144,6 +144,37 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--no-plots", action="store_true", help="do not write PNG plots")
     b.add_argument("--no-progress", action="store_true", help="no progress bar")
     b.set_defaults(func=_cmd_bench)
+
+    h = sub.add_parser(
+        "bench-chat",
+        help="tokenslim bench for conversations: tokens computed under vLLM's prefix cache, turn by turn",
+        description=(
+            "Plays whole conversations turn by turn (SGD task dialogues with a fresh retrieved context per turn; "
+            "CoQA and 2WikiMultihopQA follow-up questions over the same documents) on vLLM with prefix caching, "
+            "for five rows: no compression, query-independent stages, the default pipeline folding every turn, the "
+            "cache-aware default, and Conversation(documents='stable'). Reports per row tokens sent and computed "
+            "(vLLM's own prefix-cache count), TTFT, KV blocks held and quality (SGD slot retention, gold answer in "
+            "context), per conversation-length bucket and per turn, and plots computed prefill against turn index."
+        ),
+    )
+    from tokenslim.bench.conversations import CONVERSATION_SETS
+
+    h.add_argument("--sets", nargs="+", default=list(CONVERSATION_SETS), choices=list(CONVERSATION_SETS),
+                   help="conversation sets (default: all)")
+    h.add_argument("--limit", nargs="+", default=[], metavar="[SET=]N", type=_limit,
+                   help="conversations per set: N for every set or SET=N (default: all; twowiki_chat: 50)")
+    h.add_argument("--backend", choices=["vllm", "sim"], default="vllm",
+                   help="vllm (default), or sim: a 16-token block cache simulated on cl100k, no model")
+    h.add_argument("--model", default=None, help="model for vLLM (default: the offline SmolLM2-135M-Instruct)")
+    h.add_argument("--cache-off", action="store_true",
+                   help="also time the full and cache-aware rows on a second engine without prefix caching")
+    h.add_argument("--block-size", type=_positive_int, default=32,
+                   help="vLLM KV block size (default 32, the smallest vLLM-CPU accepts; GPUs default to 16)")
+    h.add_argument("--out", type=Path, default=Path("results/conversation_cache.json"),
+                   help="results JSON (default: results/conversation_cache.json; the plot goes next to it as .png)")
+    h.add_argument("--no-plots", action="store_true", help="do not write the PNG plot")
+    h.add_argument("--no-progress", action="store_true", help="no progress bar")
+    h.set_defaults(func=_cmd_bench_chat)
 
     c = sub.add_parser(
         "capacity",
@@ -254,6 +285,43 @@ def _cmd_bench(args: argparse.Namespace, argv: Sequence[str]) -> int:
         written += write_plots(rep, out_dir)
     for p in written:
         print(f"wrote {p}")
+    return 0
+
+
+def _limit(text: str) -> tuple[str, int]:
+    name, _, n = text.rpartition("=")
+    try:
+        value = int(n)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected N or SET=N, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"a limit must be >= 1, got {text!r}")
+    return name or "*", value
+
+
+def _cmd_bench_chat(args: argparse.Namespace, argv: Sequence[str]) -> int:
+    import json
+
+    from tokenslim.bench.prefix_cache import plot, run_conversations, text_table
+
+    out = run_conversations(
+        args.sets,
+        backend=args.backend,
+        limits=dict(args.limit),
+        cache_off=args.cache_off,
+        block_size=args.block_size,
+        model=args.model,
+        progress=not args.no_progress,
+        command="tokenslim " + shlex.join(argv),
+    )
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(out, separators=(",", ":")) + "\n")
+    print(text_table(out))
+    print(f"wrote {args.out}")
+    if not args.no_plots:
+        png = args.out.with_suffix(".png")
+        plot(out["summary"], png)
+        print(f"wrote {png}")
     return 0
 
 

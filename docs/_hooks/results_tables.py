@@ -232,6 +232,41 @@ def conversation(path: str) -> str:
     return "\n".join(out)
 
 
+def conversation_cache(path: str) -> str:
+    """benchmarks/bench_conversation_cache.py: tokens computed under a prefix cache, per row."""
+    d = _load(path)
+    engine = f"{d['backend']} ({d.get('model') or 'simulated'}, {d.get('dtype') or '-'}, KV block {d['block_size']} tokens)"
+    out = [_source(d["command"], path), "", f"Engine: {engine}. Computed = prompt tokens - tokens served from the "
+           "prefix cache (the engine's own count); changes are against `full`.", ""]
+    names = {"sgd": "SGD, fresh schema context every turn", "coqa": "CoQA, follow-ups over one story",
+             "twowiki_chat": "2WikiMultihopQA asked in turns over its ten paragraphs"}
+    for ds, rows in d["summary"].items():
+        base = rows["full"]
+        head = ["row", "requests", "tokens sent", "tokens computed", "cache hit", "TTFT p50 ms", "TTFT p50, cache off",
+                "KV held p50"]
+        quality = "slot_retention_last_turn" if "slot_retention_last_turn" in base else "gold_kept"
+        head.append("slots kept (last turn)" if quality.startswith("slot") else "gold kept")
+        table = []
+        for row, s in rows.items():
+            sent = f"{s['sent']:,} ({s['sent'] / base['sent'] - 1:+.1%})"
+            comp = f"{s['computed']:,} ({s['computed'] / base['computed'] - 1:+.1%})"
+            ttft = f"{s['ttft_ms_p50']:.0f}" if "ttft_ms_p50" in s else "-"
+            off = f"{s['ttft_ms_nocache_p50']:.0f}" if "ttft_ms_nocache_p50" in s else "-"
+            q = f"{100 * s[quality]:.1f}%" if quality in s else "-"
+            kv = f"{s['kv_blocks_p50'] * d['kv_block_bytes'] / 2**20:.1f} MB" if "kv_blocks_p50" in s and d.get("kv_block_bytes") else "-"
+            table.append([row, str(s["requests"]), sent, comp, f"{100 * s['cache_hit']:.1f}%", ttft, off, kv, q])
+        out += [f"**{names.get(ds, ds)}**", "", _table(head, table), ""]
+        if "gold_kept_by_turn" in base:
+            shown = [r for r in ("full", "per-request", "cache-aware", "cache-aware + stable docs") if r in rows]
+            turns = sorted(base["gold_kept_by_turn"], key=int)
+            per_turn = [[str(int(t) + 1)] + [
+                f"{rows[r]['computed_mean_by_turn'][t]:.0f} / {100 * rows[r]['gold_kept_by_turn'].get(t, 0):.0f}%" for r in shown
+            ] for t in turns]
+            out += [f"Per turn ({names.get(ds, ds)}): mean tokens computed / gold kept", "",
+                    _table(["turn", *shown], per_turn), ""]
+    return "\n".join(out)
+
+
 def html(path: str) -> str:
     """benchmarks/bench_html.py: main-text extraction quality and speed."""
     d = _load(path)
@@ -378,7 +413,7 @@ RENDERERS: dict[str, Callable[[str], str]] = {
     "compression": compression, "compression_rows": compression_rows, "bench": bench,
     "bench_summary": bench_summary, "llama_cpp": llama_cpp, "langchain": langchain,
     "run_batch": run_batch, "ray": ray, "conversation": conversation, "html": html, "injection": injection, "fuzz": fuzz,
-    "structured": structured, "pareto": pareto, "heldout": heldout,
+    "structured": structured, "pareto": pareto, "heldout": heldout, "conversation_cache": conversation_cache,
 }
 
 

@@ -95,6 +95,10 @@ class VLLMBackend:
     Raises:
         MissingDependency: vllm is not installed.
         BackendUnavailable: The engine failed to start.
+
+    With two engines in one process, vLLM's metrics registry reports the gauges of the engine
+    created last only: the KV blocks of the other one are then not observed
+    (``kv_bytes_allocated`` is ``None``); counters and per-request figures are unaffected.
     """
 
     name = "vllm"

@@ -27,7 +27,6 @@ import gzip
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any
 
 from tokenslim._chunk import Chunk, Message
 from tokenslim.bench.datasets import data_dir
