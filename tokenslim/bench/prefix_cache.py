@@ -115,7 +115,7 @@ def quality(result: Result, dialogue: Dialogue, turn: int) -> dict[str, Any]:
     return out
 
 
-def run_dialogue(name: str, make: Callable[[], Conversation], dialogue: Dialogue, measure: Callable[[Result, str], dict]) -> list[dict]:
+def run_dialogue(name: str, make: Callable[[], Conversation], dialogue: Dialogue, measure: Callable[[Result, str], dict[str, Any]]) -> list[dict[str, Any]]:
     conv = make()
     out = []
     for i, turn in enumerate(dialogue.turns):
@@ -130,9 +130,9 @@ def run_dialogue(name: str, make: Callable[[], Conversation], dialogue: Dialogue
     return out
 
 
-def summarise(records: list[dict]) -> dict[str, Any]:
+def summarise(records: list[dict[str, Any]]) -> dict[str, Any]:
     """Per row: totals, per-turn medians, quality; per conversation-length bucket: computed tokens."""
-    by_row: dict[str, list[dict]] = defaultdict(list)
+    by_row: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in records:
         by_row[r["row"]].append(r)
     out: dict[str, Any] = {}
