@@ -138,6 +138,8 @@ def _headlines() -> list[str]:
     lc = load("langchain_vs_tokenslim.json")
     sgd = {(r["method"], r["keep_last"]): r for r in load("conversation_sgd.json")["sgd"]}
     fuzz = load("fuzz.json")
+    cache = load("conversation_cache.json")["summary"]
+    chat, coqa = cache["sgd"], cache["coqa"]
     structured = load("structured.json")["results"]
     jl, tl = structured["json/lookup"], structured["table/lookup"]
     return [
@@ -157,6 +159,13 @@ def _headlines() -> list[str]:
         f"**{load('run_batch.json')['ratio_loop_over_batch']['wall']:.2f}x**", f"{load('ray_scaling.json')['speedup_2_vs_1']}x of 1",
         f"**{100 * sgd[('tokenslim summarize', 4)]['slot_retention']:.1f}%** of slot values kept at {sgd[('tokenslim summarize', 4)]['ratio']:.2f}x",
         f"same tokens: {100 * sgd[('truncate to same tokens', 4)]['slot_retention']:.1f}%",
+        f"folding every turn instead of in blocks: {100 * sgd[('tokenslim, fold every turn', 4)]['slot_retention']:.1f}% "
+        f"at {sgd[('tokenslim, fold every turn', 4)]['ratio']:.2f}x",
+        f"prefix caching on: **{100 * (1 - chat['cache-aware']['computed'] / chat['full']['computed']):.1f}%** fewer prefill tokens",
+        f"(folding every turn: {100 * (1 - chat['per-request']['computed'] / chat['full']['computed']):.1f}%)",
+        f"TTFT p50 {chat['cache-aware']['ttft_ms_p50']:.0f} vs {chat['full']['ttft_ms_p50']:.0f} ms",
+        f"stable documents: {100 * (1 - coqa['cache-aware + stable docs']['computed'] / coqa['full']['computed']):.1f}% fewer computed, "
+        f"{100 * coqa['cache-aware + stable docs']['gold_kept']:.1f}% of answers kept (per request: {100 * coqa['per-request']['gold_kept']:.1f}%)",
         f"{sum(r['tried'] for r in fuzz):,} fuzzed inputs, {sum(r['unexpected'] for r in fuzz)} unexpected",
         f"JSON lookups (API responses, records): **{jl['ratio']:.2f}x** fewer tokens, {pct(jl['answer_kept'])} of answers kept",
         f"(BM25 lines at the same tokens: {100 * jl['peer_bm25_lines']['answer_kept']['mean']:.1f}%)",
@@ -243,3 +252,26 @@ def test_structured_renderer_rows_and_sources(tmp_path: Path) -> None:
     assert "Reduced JSON that parses: 100.0% of 4 samples (BM25 lines' output: 25.0%)." in text
     assert "| `log/errors/HDFS` | 2 (0 with an answer) | 25.34x | - | - |" in text
     assert "`json/lookup/json_records`" in text and "`code/named/python`" not in text  # an only source repeats its row
+
+
+def test_conversation_cache_renderer_rows_changes_and_per_turn(tmp_path: Path) -> None:
+    """``conversation_cache`` (tokenslim bench-chat's layout): per set one row per mode with its change
+    against ``full``, ``-`` where a figure was not measured, and a per-turn table where gold answers exist."""
+    import json
+
+    def row(sent: int, computed: int, **extra) -> dict:
+        return {"requests": 4, "sent": sent, "computed": computed, "cache_hit": 1 - computed / sent,
+                "computed_mean_by_turn": {"0": computed / 4, "1": computed / 4}, **extra}
+
+    payload = {"command": "tokenslim bench-chat --sets coqa", "backend": "vllm", "model": "smollm2", "dtype": "bfloat16",
+               "block_size": 32, "kv_block_bytes": 2**20, "summary": {"coqa": {
+                   "full": row(1000, 800, ttft_ms_p50=200.0, ttft_ms_nocache_p50=210.0, kv_blocks_p50=30,
+                               gold_kept=1.0, gold_kept_by_turn={"0": 1.0, "1": 1.0}),
+                   "cache-aware": row(600, 400, ttft_ms_p50=120.0, gold_kept=0.75, gold_kept_by_turn={"0": 1.0, "1": 0.5}),
+               }}}
+    path = tmp_path / "conversation_cache.json"
+    path.write_text(json.dumps(payload), encoding="utf-8")
+    text = _hook().render("conversation_cache", str(path))
+    assert "| full | 4 | 1,000 (+0.0%) | 800 (+0.0%) | 20.0% | 200 | 210 | 30.0 MB | 100.0% |" in text
+    assert "| cache-aware | 4 | 600 (-40.0%) | 400 (-50.0%) | 33.3% | 120 | - | - | 75.0% |" in text
+    assert "| 2 | 200 / 100% | 100 / 50% |" in text
