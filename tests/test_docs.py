@@ -170,6 +170,9 @@ def _headlines() -> list[str]:
         f"JSON lookups (API responses, records): **{jl['ratio']:.2f}x** fewer tokens, {pct(jl['answer_kept'])} of answers kept",
         f"(BM25 lines at the same tokens: {100 * jl['peer_bm25_lines']['answer_kept']['mean']:.1f}%)",
         f"table lookups {tl['ratio']:.2f}x at {100 * tl['answer_kept']['mean']:.1f}%",
+        f"all tables (WikiTableQuestions included) {structured['table']['ratio']:.2f}x at "
+        f"{100 * structured['table']['answer_kept']['mean']:.1f}%, all JSON {structured['json']['ratio']:.2f}x at "
+        f"{100 * structured['json']['answer_kept']['mean']:.1f}%",
         f"{100 * structured['json']['json_parses']:.1f}% of the reduced JSON parses",
     ]
 

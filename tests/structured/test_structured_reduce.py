@@ -114,13 +114,33 @@ def test_csv_rows_parse_with_same_width() -> None:
 
 
 def test_wide_table_drops_unneeded_columns() -> None:
-    head = ["name"] + [f"metric{j}" for j in range(12)] + ["population"]
-    rows = [",".join(head)] + [",".join([f"Town{i}"] + [str(i * j) for j in range(12)] + [str(5000 + i)]) for i in range(30)]
+    head = ["name"] + [f"metric{j}" for j in range(20)] + ["population"]
+    rows = [",".join(head)] + [",".join([f"Town{i}"] + [str(i * j) for j in range(20)] + [str(5000 + i)]) for i in range(30)]
     r = reduce_text("\n".join(rows), "What is the population of Town7?")
     out = list(csv.reader(io.StringIO(r.text)))
     assert out[0] == ["name", "population"]
     assert ["Town7", "5007"] in out
     assert any(d[0] == "irrelevant_columns" for d in r.dropped)
+
+
+def test_a_lookup_keeps_every_column_of_its_rows() -> None:
+    """A few kept rows are cheap whole, and the answer's column need not be named by the question."""
+    head = ["Pos", "No", "Driver", "Team", "Engine", "Laps", "Time/Retired", "Grid", "Laps Led", "Points"]
+    rows = [",".join(head)] + [",".join([str(i), str(30 + i), f"Driver {i}", f"Team {i % 7}", "Honda", "85",
+                                         f"+{i}.{i:02d}", str(i), "0", str(50 - i)]) for i in range(1, 26)]
+    r = reduce_text("\n".join(rows), "How long did it take Driver 7 to finish?")
+    out = list(csv.reader(io.StringIO(r.text)))
+    assert out[0] == head and ["7", "37", "Driver 7", "Team 0", "Honda", "85", "+7.07", "7", "0", "43"] in out
+    assert not any(d[0] == "irrelevant_columns" for d in r.dropped)
+
+
+def test_order_questions_keep_the_neighbouring_rows() -> None:
+    rows = ["Season,Winner"] + [f"{1960 + i},Team {chr(65 + i)}" for i in range(20)]
+    r = reduce_text("\n".join(rows), "Who won after the 1975 winner?")
+    out = list(csv.reader(io.StringIO(r.text)))
+    assert ["1975", "Team P"] in out and ["1976", "Team Q"] in out and ["1974", "Team O"] in out
+    plain = list(csv.reader(io.StringIO(reduce_text("\n".join(rows), "Who won in 1975?").text)))
+    assert ["1976", "Team Q"] not in plain
 
 
 def test_html_table_keeps_header_and_row() -> None:

@@ -9,7 +9,9 @@ log line are kept by the same readable rule (:func:`select`):
   units tells nothing apart and counts as an ordinary term;
 * otherwise units are ranked by BM25 (:func:`tokenslim._internal.relevance.bm25_scores`)
   and those scoring at least ``min_score`` times the best one are kept, best first, at
-  most ``top_k`` of them.
+  most ``top_k`` of them;
+* when the question asks for a neighbour ("who won *after* the Cowboys in 1975?",
+  :data:`ORDER_WORDS`), the units on either side of each kept one are kept too.
 """
 
 from __future__ import annotations
@@ -18,9 +20,10 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
+from tokenslim._internal.lang import words
 from tokenslim._internal.relevance import bm25_scores, terms
 
-__all__ = ["Query", "Selection", "select", "ELLIPSIS", "AGGREGATE_WORDS"]
+__all__ = ["Query", "Selection", "select", "ELLIPSIS", "AGGREGATE_WORDS", "ORDER_WORDS"]
 
 ELLIPSIS = "\u2026"
 """The elision mark every structured marker starts with."""
@@ -38,14 +41,14 @@ def _is_identifier(tok: str) -> bool:
     return has_digit or "_" in tok.strip("_") or any(ch.isupper() for ch in tok[1:]) and any(ch.islower() for ch in tok)
 
 
-AGGREGATE_WORDS = frozenset(
-    """most least highest lowest largest smallest biggest longest shortest oldest youngest earliest latest
-    first last top bottom next previous before after prior above below many much count total number average
-    difference more fewer less greater higher lower longer shorter older newer bigger larger smaller later
-    than compared consecutive other besides only same between times""".split()
-)
-"""English words of a question that compares or counts rows ("which year had the most wins?",
-"how many..."): no single row answers it, so tables keep every row and drop columns instead."""
+AGGREGATE_WORDS = words("aggregate_words")
+"""Words of a question that compares or counts rows ("which year had the most wins?",
+"how many..."): no single row answers it, so tables keep every row and drop columns instead
+(``aggregate_words`` of the language file, :mod:`tokenslim._internal.lang`)."""
+
+ORDER_WORDS = words("order_words")
+"""Words of a question about a unit's neighbour ("who won *after* the Cowboys in 1975?"): the
+units next to each kept one are kept too (``order_words`` of the language file)."""
 
 
 @dataclass(frozen=True)
@@ -73,6 +76,10 @@ class Query:
         if not any(w in AGGREGATE_WORDS for w in re.findall(r"[a-z]+", self.text.lower())):
             return False
         return not any(p.search(u) for p in self.patterns for u in units)
+
+    def asks_order(self) -> bool:
+        """Whether the question asks for a unit's neighbour (a word of :data:`ORDER_WORDS`)."""
+        return any(w in ORDER_WORDS for w in re.findall(r"[a-z]+", self.text.lower()))
 
     def identifier_hits(self, text: str) -> list[str]:
         """The query identifiers found in ``text``."""
@@ -112,4 +119,6 @@ def select(query: Query, units: Sequence[str], *, top_k: int, min_score: float) 
             if i not in keep:
                 keep.add(i)
                 extra += 1
+    if keep and query.asks_order():  # "who won after X?": the answer is the unit next to X's
+        keep |= {j for i in keep for j in (i - 1, i + 1) if 0 <= j < n}
     return Selection(sorted(keep), must, scores)

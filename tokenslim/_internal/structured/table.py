@@ -9,9 +9,14 @@ the result is still a table of the same shape. Row choice is
 A question that compares or counts rows ("which year had the most wins?", "how many...",
 :data:`~tokenslim._internal.structured._select.AGGREGATE_WORDS`) keeps every row of a
 markdown or CSV/TSV table and drops the columns it does not need instead. Wide tables
-(more than ``max_columns`` columns) also lose the columns the query does not need: a column is kept when its header shares a term with
-the query, when a kept row's cell in it holds a query identifier or term, or when it is
-the first column (usually the row's name); a last marker row names the dropped columns
+(more than ``max_columns`` columns) also lose the columns the query does not need when more
+than ``top_k`` rows are kept, or when they are very wide (over twice ``max_columns``): the
+few rows of a lookup are cheap whole, and the column that answers is often one the question
+does not name ("who came in first?" names neither "Pos" nor "Rider"). A column is kept when
+its header shares a term (or its first five letters: "scored", "Scorers") with the query,
+when a kept row's cell in it holds a query identifier or term, or when it is the first
+column or, after a rank column, the first text column (the row's name); a last marker row
+names the dropped columns
 (``… 3 columns dropped: losses, coach, stadium``). Cells are cut on the delimiter only
 (quoted CSV fields are respected), never inside.
 """
@@ -46,6 +51,12 @@ def _pick_rows(query: Query, rows: list[str], top_k: int, min_score: float) -> l
     return select(query, rows, top_k=top_k, min_score=min_score).keep
 
 
+def _stem_match(header_terms: list[str], query_terms: set[str]) -> bool:
+    """A header term equal to a query term, or sharing its first five letters ("Scorers", "scored")."""
+    prefixes = {t[:5] for t in query_terms if len(t) >= 5}
+    return any(t in query_terms or (len(t) >= 5 and t[:5] in prefixes) for t in header_terms)
+
+
 def _md_cells(line: str) -> list[tuple[int, int]]:
     """(start, end) of each cell of a markdown row, pipes excluded (escaped ``\\|`` respected)."""
     s = line.rstrip("\r\n")
@@ -72,14 +83,15 @@ def _keep_columns(query: Query, header: list[str], kept_rows: list[list[str]], m
         return None
     qt = set(query.terms)
     keep = {0}
-    if kept_rows and sum(_numeric(r[0]) for r in kept_rows if r) >= 0.8 * len(kept_rows):
-        # a rank or number column first ("Pos", "#"): the row's name is the next text column
+    if kept_rows and sum(_numeric(r[0]) for r in kept_rows if r) >= 0.5 * len(kept_rows):
+        # a rank or number column first ("Pos", "#"; "Ret" and "DNS" among the ranks): the row's
+        # name is the next text column
         for j in range(1, n):
             if sum(not _numeric(r[j]) for r in kept_rows if len(r) > j) >= 0.5 * len(kept_rows):
                 keep.add(j)
                 break
     for j, h in enumerate(header):
-        if qt & set(terms(h)):
+        if _stem_match(terms(h), qt):
             keep.add(j)
     for row in kept_rows:
         for j, cell in enumerate(row[:n]):
@@ -109,7 +121,7 @@ def reduce_markdown_table(
         cols = _keep_columns(query, header, rows, 2)
     else:
         keep = _pick_rows(query, body, top_k, min_score)
-        if len(head_cells) > max_columns:
+        if len(head_cells) > max_columns and (len(keep) > top_k or len(head_cells) > 2 * max_columns):
             rows = [[body[i][a:b].strip() for a, b in _md_cells(body[i])] for i in keep]
             cols = _keep_columns(query, header, rows, max_columns)
 
@@ -206,7 +218,7 @@ def reduce_delimited(
         cols = _keep_columns(query, rows[0], rows[1:], 2)
     else:
         keep = _pick_rows(query, body, top_k, min_score)
-        if width > max_columns:
+        if width > max_columns and (len(keep) > top_k or width > 2 * max_columns):
             cols = _keep_columns(query, rows[0], [rows[i + 1] for i in keep], max_columns)
     dropped: list[tuple[str, str, str]] = []
 
