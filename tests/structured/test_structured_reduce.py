@@ -236,3 +236,22 @@ def test_yaml_sequence_items_and_comment_markers() -> None:
     assert f"  # {ELLIPSIS} 16 items dropped\n" in r.text and r.text.endswith("network: default\n")
     data = yaml.safe_load(r.text)
     assert [s["name"] for s in data["services"]] == ["svc-000", "svc-017"] and data["network"] == "default"
+
+
+def test_yaml_mapping_keeps_the_asked_keys_and_names_the_dropped() -> None:
+    import yaml
+
+    settings = "".join(f"  FEATURE_{i:02d}_TIMEOUT: \"{i * 10}s\"\n" for i in range(40))
+    text = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app-settings\n  namespace: prod\ndata:\n" + settings
+            + "  DATABASE_URL: postgres://db.internal:5432/app\n  LOG_LEVEL: info\n  retry:\n    attempts: 3\n    backoff: 2s\n")
+    assert classify(text) == "yaml"
+    r = reduce_text(text, "What is the DATABASE_URL of app-settings?")
+    data = yaml.safe_load(r.text)
+    assert data["data"] == {"DATABASE_URL": "postgres://db.internal:5432/app"}  # kept bytes mean what they meant
+    assert data["metadata"] == {"name": "app-settings", "namespace": "prod"}  # a short mapping stays whole
+    assert f"  # {ELLIPSIS} 40 keys dropped: FEATURE_00_TIMEOUT, FEATURE_01_TIMEOUT," in r.text and "and 34 more\n" in r.text
+    assert f"  # {ELLIPSIS} 2 keys dropped: LOG_LEVEL, retry\n" in r.text
+    assert all(line in text.splitlines() for line in r.text.splitlines() if ELLIPSIS not in line)
+    assert sum(d[0] == "irrelevant_keys" for d in r.dropped) == 2
+    # a question no key matches keeps the mapping whole: there is nothing to choose by
+    assert reduce_text(text, "Is this safe?").text == text

@@ -30,7 +30,8 @@ class ReduceStructured(BaseStage):
       (more than ``max_columns``) also lose the columns the query does not need.
     * Code: the functions and classes the query names or matches whole; the others as
       signature + docstring + ``...  # … 23 lines dropped``; imports the kept code uses.
-    * YAML block sequences: the items the query needs, a ``# … 12 items dropped`` comment
+    * YAML block sequences and long mappings (more than ``max_keys`` keys): the items and keys
+      the query needs, a ``# … 12 items dropped`` / ``# … 12 keys dropped: a, b, ...`` comment
       per gap (still valid YAML; kept lines byte-exact).
     * Logs: every error, warning and exception line, the lines the query needs, and the
       first line of each repeated template with ``… 153 more lines like the line above``.

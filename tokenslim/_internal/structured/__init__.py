@@ -83,7 +83,7 @@ def _reduce_part(kind: str, lang: str, text: str, q: Query, o: Options) -> tuple
     elif kind == "log":
         r = reduce_log(text, q, top_k=o.top_k, min_score=o.min_score, min_items=o.min_items)
     elif kind == "yaml":
-        r = reduce_yaml(text, q, top_k=o.top_k, min_score=o.min_score, min_items=o.min_items)
+        r = reduce_yaml(text, q, top_k=o.top_k, min_score=o.min_score, min_items=o.min_items, max_keys=o.max_keys)
     elif kind == "python":
         r = reduce_python(text, q, top_k=2, min_score=o.min_score, min_items=o.min_code_units)
     elif kind == "code":

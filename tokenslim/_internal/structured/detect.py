@@ -6,7 +6,7 @@ tables are found inside it and the text around them is ``"prose"`` (left alone).
 
 Kinds: ``json``, ``jsonl``, ``malformed_json`` (looks like JSON but does not parse:
 passed through), ``markdown_table``, ``html_table``, ``csv`` (CSV/TSV), ``python``,
-``code`` (other languages), ``log``, ``yaml`` (block sequences reduced) and ``prose``.
+``code`` (other languages), ``log``, ``yaml`` (block sequences and long mappings reduced) and ``prose``.
 """
 
 from __future__ import annotations
