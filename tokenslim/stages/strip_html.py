@@ -8,6 +8,10 @@ vector) and boilerplate removed and recorded. History messages of any role (a to
 result holding a fetched page, a pasted page in a user turn) get the same treatment, so
 hidden text cannot reach the prompt through the conversation either.
 
+JSON is not a page either: a JSON document or JSON Lines whose string values hold HTML (a
+CMS or issue-tracker response) keeps every byte but those values, each extracted on its own
+(hidden text removed, as on a page), so it still parses: see :func:`is_json_text`.
+
 Source code is not a page: Python that parses and defines a function or class (HTML in
 its string literals: ``html/parser.py``, ``pydoc.py``), or markdown whose markup all sits
 inside ``` fences, passes through untouched, unless its extraction finds text a reader
@@ -19,19 +23,22 @@ parse as Python too (a polyglot) and hide an instruction is still extracted: see
 from __future__ import annotations
 
 import ast
+import json
 import re
 from dataclasses import asdict
 
 from tokenslim._chunk import Chunk, Message
 from tokenslim._result import Drop, Result
-from tokenslim.html import HIDDEN_RULES, MAX_HTML_BYTES, Extraction, extract, looks_like_html
+from tokenslim.html import HIDDEN_RULES, MAX_HTML_BYTES, Extraction, Removed, extract, looks_like_html
 from tokenslim.stages._base import BaseStage, check
 
-__all__ = ["StripHTML", "plan_strip", "is_source_code", "code_not_page"]
+__all__ = ["StripHTML", "plan_strip", "is_source_code", "code_not_page", "is_json_text"]
 
 _FENCE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n.*?^[ \t]*\1[ \t]*$", re.S | re.M)
 # what a reader never sees besides HIDDEN_RULES: script and style bodies, <object>, <iframe>...
 _UNSEEN = HIDDEN_RULES | {"script", "style", "non_content_tag"}
+# a JSON string literal (JSON forbids raw control characters in one, so it never spans lines)
+_JSON_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 
 
 def is_source_code(text: str) -> bool:
@@ -66,9 +73,59 @@ def code_not_page(text: str, ex: Extraction) -> bool:
     return not any(rule in _UNSEEN for rule in ex.removed) and is_source_code(text)
 
 
+def is_json_text(text: str) -> bool:
+    """Whether ``text`` is a JSON document (an object or array) or JSON Lines (every non-empty
+    line one), as a tool result or API response is."""
+    head = text.lstrip()
+    if not head.startswith(("{", "[")):
+        return False
+    try:
+        json.loads(text)
+        return True
+    except (ValueError, RecursionError):
+        pass
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    if len(lines) < 2 or not all(ln.lstrip().startswith(("{", "[")) for ln in lines):
+        return False
+    try:
+        for ln in lines:
+            json.loads(ln)
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
+def _extract_json(text: str, *, keep_tables: bool, max_bytes: int) -> Extraction | None:
+    """JSON whose string values hold HTML (a CMS or issue-tracker response): each such value is
+    extracted on its own, hidden text and tags removed as on a page, and every other byte is
+    kept, so the document still parses and ReduceStructured can still reduce it."""
+    removed: dict[str, Removed] = {}
+    changed = False
+
+    def value(m: "re.Match[str]") -> str:
+        nonlocal changed
+        try:
+            decoded = json.loads(m.group())
+        except ValueError:
+            return m.group()
+        if not isinstance(decoded, str) or not looks_like_html(decoded):
+            return m.group()
+        ex = extract(decoded, keep_tables=keep_tables, max_bytes=max_bytes)
+        for rule, r in ex.removed.items():
+            seen = removed.get(rule)
+            removed[rule] = Removed(r.count + (seen.count if seen else 0), r.chars + (seen.chars if seen else 0))
+        changed = True
+        return json.dumps(ex.text.strip(), ensure_ascii=False)
+
+    new = _JSON_STRING.sub(value, text)
+    return Extraction(text=new, input_chars=len(text), removed=removed) if changed else None
+
+
 def _extract(text: str, *, keep_tables: bool, max_bytes: int) -> Extraction | None:
     if not looks_like_html(text):
         return None
+    if is_json_text(text):
+        return _extract_json(text, keep_tables=keep_tables, max_bytes=max_bytes)
     ex = extract(text, keep_tables=keep_tables, max_bytes=max_bytes)
     return None if code_not_page(text, ex) else ex
 
