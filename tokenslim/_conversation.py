@@ -76,7 +76,8 @@ class Conversation:
             over the same sources); see the module docstring.
         max_document_tokens: In ``"stable"`` mode, when the kept documents pass this many
             tokens the block is rebuilt from the current turn's documents alone (one cache
-            miss; counted in :attr:`rebuilds`).
+            miss; counted in :attr:`rebuilds`). The block replaces the turn's chunks after the
+            pipeline ran, so this cap, not a Budget stage's, bounds the documents sent.
 
     Attributes:
         rebuilds: How often the stable document block was rebuilt.
