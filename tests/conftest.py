@@ -228,3 +228,21 @@ def smollm2_folder() -> Path:
     from tokenslim.models import default_model_path
 
     return default_model_path()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Any:
+    """One headless Chromium for the whole session (tokenslim.html._browser.Browser), closed at the end.
+
+    Skips (a failure under CI) naming what to install when Playwright or Chromium is missing.
+    """
+    from tokenslim.errors import MissingDependency
+    from tokenslim.html._browser import Browser
+
+    b = Browser()
+    try:
+        b.text_nodes("<p>probe</p>")
+    except MissingDependency as exc:
+        pytest.skip(f"needs Chromium and Playwright: {exc}")
+    yield b
+    b.close()

@@ -39,7 +39,9 @@ def _leaks(text: str, hidden: list[str]) -> list[str]:
     """The hidden instructions (or their canary words) that reached ``text``."""
     flat = _norm(text).lower()
     out = [h for h in hidden if re.search(r"zx\d\d", h) and re.search(r"zx\d\d", h).group() in flat]
-    out += [h for h in hidden if _norm(h).lower()[:40] in flat]
+    # without a canary, the opening words (every instruction opens alike, so only then: a page may show
+    # an instruction on screen, aria-hidden text being one, and that one is visible, not leaked)
+    out += [h for h in hidden if not re.search(r"zx\d\d", h) and _norm(h).lower()[:40] in flat]
     if _TAG_CHARS.search(text):
         out.append("<unicode tag characters>")
     return out

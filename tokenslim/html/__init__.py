@@ -26,7 +26,7 @@ MAX_HTML_BYTES = 50_000_000
 
 HIDDEN_RULES = frozenset(
     (
-        "hidden_attribute", "aria_hidden", "display_none", "visibility_hidden", "opacity_0", "font_size_0",
+        "hidden_attribute", "never_rendered", "display_none", "visibility_hidden", "opacity_0", "font_size_0",
         "text_indent_offscreen", "clip_zero", "transform_offscreen", "offscreen_position", "zero_size_box",
         "same_color_text", "transparent_text", "content_visibility_hidden", "css_over_budget", "template", "noscript",
         "comment", "invisible_chars",

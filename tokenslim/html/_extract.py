@@ -118,7 +118,7 @@ def run(html: str | bytes, *, keep_tables: bool = True) -> Extraction:
         if rule is not None:
             return Extraction("", title=title, encoding=encoding, input_chars=len(text),
                               removed={rule: Removed(1, len(text))})
-    model = walk(root, styler, state)
+    model = walk(root, styler, state, dsd="shadowrootmode" in text)
     kept, dropped = select_blocks(model)
     removed = {k: Removed(v[0], v[1]) for k, v in model.removed.items()}
     if noscript is not None:

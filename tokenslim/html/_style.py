@@ -12,21 +12,25 @@ Rules (the names key :attr:`tokenslim.html.Extraction.removed`), each with its t
   every ancestor's opacity and ``filter: opacity()`` at most :data:`MAX_HIDDEN_OPACITY`);
   ``zero_size_box`` (width/height/max-* at most 1px with ``overflow`` hidden or clip);
   ``clip_zero`` (``clip: rect()`` or ``clip-path`` leaving at most 1px, or 99% inset);
-  ``transform_offscreen`` (``scale(0)``, ``scaleX/Y(0)``, a singular ``matrix()``, the ``scale``
+  ``transform_offscreen`` (``scale(0)``, ``scaleX/Y(0)``, ``rotateX/Y(90deg)``, a singular ``matrix()``, the ``scale``
   property, a translation of :data:`OFFSCREEN_PX` or more, ``zoom`` at most 0.05);
-  ``offscreen_position`` (absolute/fixed/relative/sticky with ``left``/``top`` at most
-  -:data:`OFFSCREEN_PX`, or ``right``/``bottom`` at least that, or such a negative margin);
+  ``offscreen_position`` (absolute/fixed/relative with ``left``/``top`` at most
+  -:data:`OFFSCREEN_PX`, or ``right``/``bottom`` at least that, or such a negative margin; a fixed box
+  also with ``top``/``left`` at least :data:`FAR_PX` or ``right``/``bottom`` at most -:data:`OFFSCREEN_PX`,
+  since no scrolling reaches it; never sticky, whose offsets only bound where it sticks);
   ``text_indent_offscreen`` (text-indent at most -:data:`OFFSCREEN_PX`).
 * text hidden (a descendant may show its own text again): ``visibility_hidden`` (hidden or
   collapse; ``visibility: visible`` below shows again); ``font_size_0`` (computed size under
   :data:`MIN_FONT_PX`, relative sizes multiply a 0 parent); ``transparent_text`` (alpha at most
-  0.05); ``same_color_text`` (WCAG contrast ratio of the text colour, blended over its effective
+  0.05, of ``-webkit-text-fill-color`` when set, which paints the text instead of ``color``);
+  ``same_color_text`` (WCAG contrast ratio of the text colour, blended over its effective
   background, below :data:`MIN_CONTRAST`; the background is the nearest ancestor's colours
   blended down to the white default canvas; text over a background image is kept).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,6 +49,8 @@ MAX_HIDDEN_OPACITY = 0.05
 """Effective opacity at or below which an element is invisible."""
 OFFSCREEN_PX = 1000.0
 """Offsets (px) that move an element out of any screen."""
+FAR_PX = 5000.0
+"""A ``top``/``left`` (px) that puts a fixed box below or right of any screen."""
 
 _VAR_DEPTH = 16
 _MAX_VAR_TOKENS = 5_000
@@ -69,6 +75,7 @@ class State:
         opacity: Product of the element's and its ancestors' opacity.
         custom: Inherited custom properties (``--name`` -> tokens).
         text_rule: Why the element's own text is hidden, or ``None``.
+        fill: ``-webkit-text-fill-color`` (paints the text instead of ``color``), or ``None``.
     """
 
     font_px: float = 16.0
@@ -79,6 +86,7 @@ class State:
     opacity: float = 1.0
     custom: Any = None
     text_rule: str | None = None
+    fill: tuple[float, float, float, float] | None = None
 
 
 ROOT_STATE = State(custom={})
@@ -147,7 +155,70 @@ def _number(t: Any) -> float | None:
         return float(t.value)
     if t.type == "percentage":
         return float(t.value) / 100
+    if t.type == "function" and t.lower_name in _MATH:
+        return _math(t, 0)
     return None
+
+
+_MATH = frozenset(("calc", "min", "max", "clamp"))
+
+
+def _math(t: Any, depth: int) -> float | None:
+    """A unitless ``calc()``/``min()``/``max()``/``clamp()`` (``opacity: calc(0)``), ``None`` if not one."""
+    if depth > 8:
+        return None
+    args = _strip(t.arguments)
+    if t.lower_name != "calc":
+        vals = [_operand(a, depth) for a in args if not (a.type == "literal" and a.value == ",")]
+        if not vals or None in vals:
+            return None
+        nums = [v for v in vals if v is not None]
+        if t.lower_name == "min":
+            return min(nums)
+        if t.lower_name == "max":
+            return max(nums)
+        return max(nums[0], min(nums[1], nums[2])) if len(nums) == 3 else None
+    return _sum(args, depth)
+
+
+def _operand(a: Any, depth: int) -> float | None:
+    if a.type == "number":
+        return float(a.value)
+    if a.type == "() block":
+        return _sum(_strip(a.content), depth + 1)
+    if a.type == "function" and a.lower_name in _MATH:
+        return _math(a, depth + 1)
+    return None
+
+
+def _sum(args: list[Any], depth: int) -> float | None:
+    """``a * b / c + d - e`` over numbers, with the usual precedence."""
+    total, term, op = 0.0, None, "+"
+    sign = 1.0
+    for a in args:
+        if a.type == "literal" and a.value in "*/":
+            op = a.value
+            continue
+        if a.type == "literal" and a.value in "+-":
+            if term is None:
+                return None
+            total += sign * term
+            term, sign, op = None, (1.0 if a.value == "+" else -1.0), "+"
+            continue
+        v = _operand(a, depth)
+        if v is None:
+            return None
+        if term is None:
+            term = v
+        elif op == "*":
+            term *= v
+        elif op == "/":
+            if v == 0:
+                return None
+            term /= v
+        else:
+            return None
+    return None if term is None else total + sign * term
 
 
 def _ident(tokens: list[Any]) -> str | None:
@@ -165,6 +236,8 @@ def _rgba(tokens: list[Any], current: tuple[float, float, float, float]) -> tupl
             return (1.0, 1.0, 1.0, 1.0)
         if t.lower_value in ("canvastext", "windowtext", "buttontext", "fieldtext"):
             return _BLACK
+    if t.type == "function" and t.lower_name == "color-mix":
+        return _color_mix(t, current)
     try:
         c = color4.parse_color(t)
     except Exception:  # noqa: BLE001 - an unparsable colour is ignored, as browsers do
@@ -176,6 +249,48 @@ def _rgba(tokens: list[Any], current: tuple[float, float, float, float]) -> tupl
     except Exception:  # noqa: BLE001
         return None
     return (r, g, b, float(c.alpha))
+
+
+def _color_mix(t: Any, current: tuple[float, float, float, float]) -> tuple[float, float, float, float] | None:
+    """``color-mix(in <space>, c1 [p1], c2 [p2])``, mixed in sRGB (exact for ``in srgb``; close enough for
+    deciding contrast in the other spaces). Percentages follow CSS Color 5: a missing one is 100% minus
+    the other; a sum under 100% scales the alpha."""
+    parts: list[list[Any]] = [[]]
+    for a in _strip(t.arguments):
+        if a.type == "literal" and a.value == ",":
+            parts.append([])
+        else:
+            parts[-1].append(a)
+    if len(parts) != 3 or not parts[0] or _ident(parts[0]) != "in":
+        return None
+    colours: list[tuple[float, float, float, float]] = []
+    pcts: list[float | None] = []
+    for part in parts[1:]:
+        pct = [a for a in part if a.type == "percentage"]
+        col = [a for a in part if a.type != "percentage"]
+        c = _rgba(col, current)
+        if c is None or len(pct) > 1:
+            return None
+        colours.append(c)
+        pcts.append(float(pct[0].value) / 100 if pct else None)
+    p1, p2 = pcts
+    if p1 is None and p2 is None:
+        p1 = p2 = 0.5
+    elif p1 is None:
+        p1 = 1 - (p2 or 0.0)
+    elif p2 is None:
+        p2 = 1 - p1
+    assert p1 is not None and p2 is not None
+    total = p1 + p2
+    if total <= 0:
+        return None
+    (r1, g1, b1, a1), (r2, g2, b2, a2) = colours
+    w1, w2 = p1 / total, p2 / total
+    alpha = a1 * w1 + a2 * w2
+    if alpha <= 0:
+        return (0.0, 0.0, 0.0, 0.0)
+    mix = tuple((x * a1 * w1 + y * a2 * w2) / alpha for x, y in ((r1, r2), (g1, g2), (b1, b2)))
+    return (mix[0], mix[1], mix[2], alpha * min(1.0, total))
 
 
 def _blend(fg: tuple[float, float, float, float], bg: tuple[float, float, float]) -> tuple[float, float, float]:
@@ -254,12 +369,26 @@ def _transform_hides(tokens: list[Any], font_px: float) -> bool:
             a, b, c, d = [x for x in nums[:4] if x is not None]
             if abs(a * d - b * c) < 1e-4:
                 return True
+        elif name in ("rotatex", "rotatey") and args:
+            deg = _angle(args[0])
+            if deg is not None and abs(math.cos(math.radians(deg))) < 0.01:  # edge-on: no area left
+                return True
         elif name in ("translate", "translatex", "translatey", "translate3d"):
             for a in args[:2]:
                 px = _length(a, font_px)
                 if px is not None and abs(px) >= OFFSCREEN_PX:
                     return True
     return False
+
+
+def _angle(t: Any) -> float | None:
+    """An angle token in degrees (``0`` without a unit counts)."""
+    if t.type == "number" and t.value == 0:
+        return 0.0
+    if t.type != "dimension":
+        return None
+    factor = {"deg": 1.0, "rad": 180 / math.pi, "grad": 0.9, "turn": 360.0}.get(t.lower_unit)
+    return None if factor is None else float(t.value) * factor
 
 
 def _clip_hides(tokens: list[Any], font_px: float) -> bool:
@@ -373,6 +502,24 @@ class Styler:
             self.keep.append(parent)  # keeps id(parent) unique while the memo lives
         return got
 
+    def shows(self, decls: dict[Any, Any] | None, attrs: dict[Any, Any]) -> bool:
+        """Whether author CSS sets ``display`` to a value other than ``none`` on an element that the
+        user-agent style sheet hides (``[hidden]``, a ``popover`` not opened): author rules beat it,
+        so ``[hidden]{display:block}`` shows the element again. ``hidden="until-found"`` is hidden by
+        ``content-visibility`` instead, which ``display`` does not undo."""
+        if (attrs.get("hidden") or "").strip().lower() == "until-found":
+            return False
+        style = attrs.get("style")
+        best = None
+        for src in (decls, self._inline(style) if style else None):
+            kv = src.get("display") if src else None
+            if kv is not None and (best is None or kv[0] >= best[0]):
+                best = kv
+        if best is None:
+            return False
+        toks = _strip(best[1])
+        return bool(toks) and _ident(toks) not in ("none", "revert", "revert-layer", "unset", "initial", "inherit")
+
     def _inline(self, style: str) -> dict[Any, Any]:
         got = self.inline.get(style)
         if got is None:
@@ -382,7 +529,7 @@ class Styler:
     def _intern(self, state: State) -> State:
         """One object per distinct state, so that equal parent states share memo entries."""
         key = (state.font_px, state.color, state.visible, state.bg, state.bg_image, state.opacity,
-               id(state.custom), state.text_rule)
+               id(state.custom), state.text_rule, state.fill)
         got = self.states.get(key)
         if got is None:
             got = self.states[key] = state
@@ -480,17 +627,22 @@ class Styler:
         if image:
             bg_image = True
 
+        fill = parent.fill
+        f = value("-webkit-text-fill-color")
+        if f:
+            fill = None if _ident(f) == "currentcolor" else _rgba(f, color) or fill
+        paint = fill or color
         if not visible:
             text_rule: str | None = "visibility_hidden"
         elif font_px < MIN_FONT_PX:
             text_rule = "font_size_0"
-        elif color[3] <= MAX_HIDDEN_OPACITY:
+        elif paint[3] <= MAX_HIDDEN_OPACITY:
             text_rule = "transparent_text"
-        elif not bg_image and contrast(_blend(color, bg), bg) < MIN_CONTRAST:
+        elif not bg_image and contrast(_blend(paint, bg), bg) < MIN_CONTRAST:
             text_rule = "same_color_text"
         else:
             text_rule = None
-        state = State(font_px, color, visible, bg, bg_image, opacity, custom, text_rule)
+        state = State(font_px, color, visible, bg, bg_image, opacity, custom, text_rule, fill)
         return None, parent if state == parent else self._intern(state)
 
     def _subtree_rule(self, value: Any, font_px: float) -> str | None:
@@ -526,9 +678,15 @@ class Styler:
             toks = value(name)
             t = toks[0] if toks else inset[i]
             sides[name] = _length(t, font_px) if t is not None else None
-        if pos in ("absolute", "fixed", "relative", "sticky"):
+        if pos in ("absolute", "fixed", "relative"):
             if any((v := sides[s]) is not None and v <= -OFFSCREEN_PX for s in ("top", "left")) or any(
                 (v := sides[s]) is not None and v >= OFFSCREEN_PX for s in ("right", "bottom")
+            ):
+                return "offscreen_position"
+        if pos == "fixed":
+            # Fixed to the viewport, so no scrolling reaches it beyond the far edges either.
+            if any((v := sides[s]) is not None and v >= FAR_PX for s in ("top", "left")) or any(
+                (v := sides[s]) is not None and v <= -OFFSCREEN_PX for s in ("right", "bottom")
             ):
                 return "offscreen_position"
         margin = _box(value("margin"))
