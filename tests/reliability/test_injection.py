@@ -28,7 +28,7 @@ from tokenslim.html import extract_main_text
 
 CORPUS = Path(__file__).parent / "injection_corpus"
 MANIFEST = json.loads((CORPUS / "manifest.json").read_text(encoding="utf-8"))["pages"]
-_TAG_CHARS = re.compile("[\U000e0000-\U000e007f]")
+_TAG_CHARS = re.compile("[\U000e0000-\U000e007f\ufe00-\ufe0f\U000e0100-\U000e01ef]")  # tag characters, variation selectors
 
 
 def _norm(text: str) -> str:
