@@ -17,6 +17,7 @@ Used by the tests (tests/html/test_browser_oracle.py), the differential fuzzer a
 
 from __future__ import annotations
 
+import atexit
 import os
 import re
 import shutil
@@ -28,7 +29,8 @@ from typing import Any
 from tokenslim.errors import InputError, MissingDependency
 from tokenslim.html._hidden import INVISIBLE_CHARS
 
-__all__ = ["Browser", "TextNode", "find_chromium", "compact", "visible_stream", "unseen_sentences", "VIEWPORT"]
+__all__ = ["Browser", "TextNode", "find_chromium", "thread_browser", "compact", "visible_stream", "unseen_sentences",
+           "VIEWPORT"]
 
 VIEWPORT = (1280, 800)
 """Width and height (CSS px) of the window the page is rendered in."""
@@ -102,7 +104,7 @@ class Browser:
                 "chromium", extra="browser", feature="The Chromium renderer",
                 install="apt-get install chromium (or bash scripts/setup.sh), or set TOKENSLIM_CHROMIUM",
             )
-        self._pw = sync_playwright().start()
+        self._pw = _driver(sync_playwright)
         try:
             self._browser = self._pw.chromium.launch(executable_path=exe, args=["--no-sandbox", "--disable-gpu"])
             context = self._browser.new_context(
@@ -149,6 +151,25 @@ class Browser:
         rows = self._page.evaluate(_probe(), _PROBE_OPTIONS)
         return [TextNode(text, reason) for text, reason in rows]
 
+    def visible_html(self, html: str) -> tuple[str, int, int]:
+        """Render ``html`` and return it as markup holding only the text a reader sees.
+
+        Hidden text nodes are removed; style sheets, ``style``/``hidden``/``popover``/``bgcolor``/``color``
+        attributes are removed too (they have done their work), closed dialogs the browser showed are
+        marked open, and declarative shadow roots are serialized in place.
+
+        Returns:
+            ``(markup, hidden text nodes removed, their characters)``.
+        """
+        if self._page is None:
+            self._start()
+        elif self._thread != threading.get_ident():
+            raise RuntimeError("a Browser is used by the thread that started it only; create one per thread")
+        self._body = b"\xef\xbb\xbf" + html.encode("utf-8", "surrogatepass")
+        self._page.goto(_URL, wait_until="load")
+        got = self._page.evaluate(_probe(), {**_PROBE_OPTIONS, "serialize": True})
+        return "<!DOCTYPE html><html>" + got["html"] + "</html>", got["hiddenNodes"], got["hiddenChars"]
+
     def close(self) -> None:
         """Stop Chromium (a later :meth:`text_nodes` starts it again)."""
         browser, pw = self._browser, self._pw
@@ -156,13 +177,58 @@ class Browser:
         if browser is not None:
             browser.close()
         if pw is not None:
-            pw.stop()
+            _release(pw)
 
     def __enter__(self) -> Browser:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+_LOCAL = threading.local()
+
+
+def _driver(sync_playwright: Any) -> Any:
+    """This thread's Playwright driver (one per thread: Playwright's sync API allows no second), counted."""
+    pw = getattr(_LOCAL, "driver", None)
+    if pw is None:
+        pw = _LOCAL.driver = sync_playwright().start()
+        _LOCAL.users = 0
+    _LOCAL.users += 1
+    return pw
+
+
+def _release(pw: Any) -> None:
+    """Stop this thread's driver when its last browser closes."""
+    if getattr(_LOCAL, "driver", None) is not pw:
+        return
+    _LOCAL.users -= 1
+    if _LOCAL.users <= 0:
+        _LOCAL.driver = None
+        pw.stop()
+_ALL: list[Browser] = []
+_ALL_LOCK = threading.Lock()
+
+
+def thread_browser() -> Browser:
+    """This thread's shared :class:`Browser` (``renderer="chromium"``), started on first use, closed at exit."""
+    b = getattr(_LOCAL, "browser", None)
+    if b is None:
+        b = _LOCAL.browser = Browser()
+        with _ALL_LOCK:
+            if not _ALL:
+                atexit.register(_close_all)
+            _ALL.append(b)
+    return b
+
+
+def _close_all() -> None:
+    for b in _ALL:
+        try:
+            b.close()
+        except Exception:  # noqa: BLE001 - best effort at interpreter exit (another thread's browser)
+            pass
 
 
 _SPACE = re.compile(r"\s+")

@@ -15,7 +15,7 @@ from tokenslim.html._render import render
 from tokenslim.html._score import select_blocks
 from tokenslim.html._style import ROOT_STATE, Styler
 
-__all__ = ["run"]
+__all__ = ["run", "run_chromium"]
 
 
 _STYLE = re.compile(r"<style[^>]*>(.*?)</style", re.I | re.S)
@@ -131,3 +131,25 @@ def run(html: str | bytes, *, keep_tables: bool = True) -> Extraction:
         out, invisible = INVISIBLE_CHARS.subn("", out)
         removed["invisible_chars"] = Removed(invisible, invisible)
     return Extraction(out, title=title, encoding=encoding, input_chars=len(text), removed=removed)
+
+
+def run_chromium(html: str | bytes, *, keep_tables: bool = True) -> Extraction:
+    """:func:`run` on the page as Chromium shows it (:meth:`tokenslim.html._browser.Browser.visible_html`).
+
+    The encoding is decided as in :func:`run`; the browser's verdict replaces the style rules, and the
+    rules that read markup only (comments, scripts, invisible code points, boilerplate) still apply.
+    """
+    from tokenslim.html._browser import thread_browser
+
+    if isinstance(html, bytes):
+        text, encoding = decode_html(html)
+    else:
+        text, encoding = html, "str"
+    if not text or text.isspace():
+        return Extraction("", encoding=encoding, input_chars=len(text))
+    shown, nodes, chars = thread_browser().visible_html(text.replace("\x00", ""))
+    ex = run(shown, keep_tables=keep_tables)
+    removed = dict(ex.removed)
+    if nodes:
+        removed["browser_hidden"] = Removed(nodes, chars)
+    return Extraction(ex.text, title=ex.title, encoding=encoding, input_chars=len(text), removed=removed)

@@ -206,5 +206,24 @@
     res[1] = reason;
   }
   window.scrollTo(0, 0);
-  return results;
+  if (!opts.serialize) return results;
+  // Exact mode: the page as tokenslim's extractor should read it. Hidden text nodes go; what decided
+  // visibility goes too (style sheets, style attributes, the hidden and popover attributes), so that
+  // the extractor's own rules, reading markup only, find nothing more to hide.
+  let hiddenChars = 0;
+  out.forEach(([node], i) => { if (results[i][1]) { hiddenChars += node.data.length; node.remove(); } });
+  for (const e of document.querySelectorAll("style, link[rel~=stylesheet i]")) e.remove();
+  const roots = [];
+  const strip = (n) => {
+    if (n.nodeType === Node.ELEMENT_NODE) {
+      for (const a of ["style", "hidden", "popover", "bgcolor", "color"]) n.removeAttribute(a);
+      if (n.tagName === "DIALOG") n.setAttribute("open", "");
+      if (n.shadowRoot) { roots.push(n.shadowRoot); strip(n.shadowRoot); }
+    }
+    for (let c = n.firstChild; c; c = c.nextSibling) strip(c);
+  };
+  strip(document.documentElement);
+  for (const r of roots) for (const e of r.querySelectorAll("style, link")) e.remove();
+  return { hiddenChars, hiddenNodes: results.filter((r) => r[1]).length,
+           html: document.documentElement.getHTML({ shadowRoots: roots }) };
 }
