@@ -169,11 +169,12 @@ class _Walker:
         m.commas[e] += text.count(",") if text.isascii() else text.count(",") + text.count("，") + text.count("、")
 
 
-def _shadow_children(host: Any, keep: list[Any]) -> list[Any] | None:
+def _shadow_children(host: Any, keep: list[Any]) -> tuple[list[Any], int] | None:
     """The children a reader sees under ``host`` when its first element child is a declarative
     shadow root (``<template shadowrootmode="open|closed">``): the shadow tree's children (parsed
     from the template, whose content the parser keeps apart), followed by the host's other
-    children only when the shadow tree has a ``<slot>`` to show them in. ``None`` for other hosts."""
+    children only when the shadow tree has a ``<slot>`` to show them in; and the characters of
+    the light-DOM children left out. ``None`` for other hosts."""
     from selectolax.lexbor import LexborHTMLParser
 
     child = host.child
@@ -187,12 +188,15 @@ def _shadow_children(host: Any, keep: list[Any]) -> list[Any] | None:
     keep.append(frag)  # its nodes live as long as the parser
     body = frag.body
     out = list(body.iter(include_text=True)) if body is not None else []
-    if "<slot" in inner:
-        light = child.next
-        while light is not None:
+    unslotted = 0
+    light = child.next
+    while light is not None:
+        if "<slot" in inner:
             out.append(light)
-            light = light.next
-    return out
+        else:
+            unslotted += len(light.text_content or "") if light.tag == "-text" else _subtree_chars(light)
+        light = light.next
+    return out, unslotted
 
 
 def walk(root: Any, styler: Styler, state: State = ROOT_STATE, *, dsd: bool = False) -> PageModel:
@@ -327,8 +331,11 @@ def walk(root: Any, styler: Styler, state: State = ROOT_STATE, *, dsd: bool = Fa
                         w.pre_depth += 1
             child = node.last_child
             if dsd and child is not None:
-                shadow = _shadow_children(node, w.fragments)
-                if shadow is not None:
+                shadow_light = _shadow_children(node, w.fragments)
+                if shadow_light is not None:
+                    shadow, unslotted = shadow_light
+                    if unslotted:
+                        _count(removed, "never_rendered", unslotted)
                     push((idx, parent, state, tag == "a"))
                     if tag == "a":
                         link_depth += 1
