@@ -219,6 +219,7 @@ def walk(root: Any, styler: Styler, state: State = ROOT_STATE, *, dsd: bool = Fa
     blk, rows, parts, flush = w.blk, w.rows, w.parts, w.flush
     by_elem = styler.by_elem
     styled = styler.state
+    overlays: list[tuple[int, int]] = []  # (element whose text an opaque overlay covers, the overlay's index)
     hints: dict[str, tuple[bool, bool]] = {}  # class or id text -> hint_flags (a page repeats a few class strings)
     link_depth = 0
     parent = -1
@@ -270,12 +271,14 @@ def walk(root: Any, styler: Styler, state: State = ROOT_STATE, *, dsd: bool = Fa
                 continue
             inner = state
             rule = hidden_rule(attrs) if attrs and ("hidden" in attrs or "popover" in attrs) else None
-            if rule is not None and styler.shows(by_elem.get(node.mem_id) if by_elem else None, attrs):
+            if rule is not None and styler.shows(by_elem.get(node.mem_id) if by_elem else None, attrs, tag):
                 rule = None
             if rule is None:
                 decls = by_elem.get(node.mem_id) if by_elem else None
-                if decls or (attrs and ("style" in attrs or "bgcolor" in attrs or tag == "font")):
+                if decls or tag == "button" or (attrs and ("style" in attrs or "bgcolor" in attrs or tag == "font")):
                     rule, inner = styled(decls, tag, attrs, state)
+                    if rule is None and parent >= 0 and styler.covers(decls, attrs):
+                        overlays.append((parent, len(tags)))
             if rule is not None:
                 _count(removed, rule, _subtree_chars(node))
                 continue
@@ -375,4 +378,24 @@ def walk(root: Any, styler: Styler, state: State = ROOT_STATE, *, dsd: bool = Fa
             link_len[p] += link_len[idx]
             commas[p] += commas[idx]
     w.flush()
+    if overlays:
+        _cover(m, overlays)
     return w.m
+
+
+def _cover(m: PageModel, overlays: list[tuple[int, int]]) -> None:
+    """Drop the blocks an opaque overlay covers: all text of the block the overlay sits in, but the
+    overlay's own (``overlays`` holds the block's index and the index the overlay was given)."""
+    keep: list[Block] = []
+    chars = n = 0
+    for b in m.blocks:
+        e = b.elem
+        if any(p <= e < m.end[p] and not (o <= e < m.end[o] if o < len(m.end) else False) for p, o in overlays):
+            chars += len(b.text)
+            n += 1
+            m.text_len[e] -= len(b.text)
+        else:
+            keep.append(b)
+    m.blocks[:] = keep
+    if n:
+        _count(m.removed, "covered_text", chars, n)

@@ -53,11 +53,11 @@ RELEVANT = frozenset(
     """display visibility content-visibility opacity filter width height max-width max-height overflow overflow-x
     overflow-y clip clip-path transform scale translate zoom position left top right bottom inset margin margin-left
     margin-top text-indent font font-size color -webkit-text-fill-color background background-color
-    background-image""".split()
+    background-image z-index float""".split()
 )
 _RELEVANT_TEXT = re.compile(
     r"(?:^|[;{\s/])(?:display|visibility|content-visibility|opacity|filter|(?:max-)?(?:width|height)|overflow(?:-[xy])?|"
-    r"clip(?:-path)?|transform|scale|translate|zoom|position|left|top|right|bottom|inset|margin(?:-left|-top)?|"
+    r"clip(?:-path)?|transform|scale|translate|zoom|position|left|top|right|bottom|inset|z-index|float|margin(?:-left|-top)?|"
     r"text-indent|font(?:-size)?|color|-webkit-text-fill-color|background(?:-color|-image)?|--[^:;{}\s]*)\s*:|\\",
     re.I,
 )

@@ -66,8 +66,11 @@ def _title(tree: object) -> str:
     return ""
 
 
-def run(html: str | bytes, *, keep_tables: bool = True) -> Extraction:
+def run(html: str | bytes, *, keep_tables: bool = True, select: bool = True) -> Extraction:
     """Extract main text from a page already checked for type and size.
+
+    ``select=False`` keeps every block the walk found visible (no boilerplate selection): the
+    differential fuzzer compares visibility decisions alone with it.
 
     Raises:
         InputError: the HTML parser rejected the page.
@@ -119,7 +122,7 @@ def run(html: str | bytes, *, keep_tables: bool = True) -> Extraction:
             return Extraction("", title=title, encoding=encoding, input_chars=len(text),
                               removed={rule: Removed(1, len(text))})
     model = walk(root, styler, state, dsd="shadowrootmode" in text)
-    kept, dropped = select_blocks(model)
+    kept, dropped = select_blocks(model) if select else (model.blocks, [])
     removed = {k: Removed(v[0], v[1]) for k, v in model.removed.items()}
     if noscript is not None:
         seen = removed.get("noscript", Removed(0, 0))

@@ -70,13 +70,17 @@
     let reason = "";
     if (!box || !box.checkVisibility({ opacityProperty: true, visibilityProperty: true })) reason = "checkVisibility";
     else if (s.visibility !== "visible") reason = "checkVisibility";
-    let opacity = 1, fixed = false, escaped = false, scroller = false;
+    let opacity = 1, fixed = false, escaped = false, scroller = false, clipped = false;
     let clip = [-Infinity, -Infinity, Infinity, Infinity];
-    for (let e = el, first = true; e; e = up(e), first = false) {
+    for (let e = el; e; e = up(e)) {
       const es = cs(e);
       opacity *= parseFloat(es.opacity) * filterOpacity(es.filter);
+      if (es.clipPath !== "none" || (es.clip && es.clip !== "auto")) clipped = true;
+      // content-visibility:hidden skips an element's own content (checkVisibility only looks at ancestors);
+      // it needs layout containment, which a non-replaced inline box does not take
+      if (es.contentVisibility === "hidden" && es.display !== "inline" && !reason) reason = "checkVisibility";
       const pos = es.position;
-      if (!first && !escaped && !fixed) {
+      if (!escaped && !fixed) {
         const clips = ["hidden", "clip"].includes(es.overflowX) || ["hidden", "clip"].includes(es.overflowY);
         if (["auto", "scroll"].includes(es.overflowX) || ["auto", "scroll"].includes(es.overflowY)) {
           if (e !== root && e !== document.body) scroller = true;
@@ -97,7 +101,7 @@
       const stroke = parseFloat(s.webkitTextStrokeWidth) > 0 ? rgba(s.webkitTextStrokeColor) : [0, 0, 0, 0];
       if (fill[3] <= MAX_ALPHA && stroke[3] <= MAX_ALPHA) reason = "transparent";
     }
-    got = { reason, fixed, clip, scroller, style: s, box };
+    got = { reason, fixed, clip, scroller, clipped, style: s, box };
     info.set(el, got);
     return got;
   };
@@ -190,11 +194,14 @@
       if (x < 0 || y < 0 || x >= W || y >= H) { reason = ""; break; }  // cannot be scrolled to: geometry decided
       const rootNode = el.getRootNode();
       const stack = (rootNode.elementsFromPoint ? rootNode : document).elementsFromPoint(x, y);
-      const idx = stack.indexOf(e.box);
+      let idx = stack.indexOf(e.box);
       if (idx < 0) {
         if (e.style.pointerEvents === "none" || e.scroller) { reason = ""; break; }
-        reason = "not_painted";
-        continue;
+        // Text overflowing its box (height:0 with overflow visible) is drawn but not hit: then the
+        // nearest ancestor box under the point stands in, unless clip or clip-path cut the text away.
+        if (e.clipped) { reason = "not_painted"; continue; }
+        idx = stack.findIndex((c) => c.contains(e.box) || inside(c, e.box));
+        if (idx < 0) { reason = "not_painted"; continue; }
       }
       const cover = stack.slice(0, idx).find((c) => !inside(e.box, c) && opaque(c));
       if (cover) { reason = "covered"; continue; }

@@ -43,6 +43,9 @@ __all__ = ["State", "Styler", "ROOT_STATE", "MIN_FONT_PX", "MIN_CONTRAST", "MAX_
 
 MIN_FONT_PX = 3.0
 """Text rendered smaller than this (CSS px) is unreadable, so treated as hidden."""
+MIN_LOGICAL_FONT_PX = 6.0
+"""Chromium's minimum logical font size: a size relative to the parent's (em, ex, ch, %, ``smaller``)
+that computes above 0 is drawn at least this large (absolute sizes such as ``1px`` or ``0.1rem`` are not)."""
 MIN_CONTRAST = 1.25
 """WCAG contrast ratio below which text is taken as invisible on its background (#eee on white is 1.16)."""
 MAX_HIDDEN_OPACITY = 0.05
@@ -313,6 +316,17 @@ def contrast(a: tuple[float, float, float], b: tuple[float, float, float]) -> fl
 
 
 def _font_size(tokens: list[Any], parent_px: float) -> float | None:
+    size = _specified_font_size(tokens, parent_px)
+    t = tokens[0] if tokens else None
+    if size is not None and 0 < size < MIN_LOGICAL_FONT_PX and t is not None and (
+        t.type == "percentage" or (t.type == "dimension" and t.lower_unit in ("em", "ex", "ch"))
+        or (t.type == "ident" and t.lower_value == "smaller")
+    ):
+        return MIN_LOGICAL_FONT_PX  # Chromium's "smart minimum" for sizes relative to the parent's
+    return size
+
+
+def _specified_font_size(tokens: list[Any], parent_px: float) -> float | None:
     if not tokens:
         return None
     t = tokens[0]
@@ -467,6 +481,8 @@ class Styler:
         self.memo: dict[tuple[Any, ...], tuple[str | None, State]] = {}
         self.states: dict[tuple[Any, ...], State] = {}
         self.keep: list[State] = []
+        self.overlays: dict[tuple[Any, ...], bool] = {}
+        self.keep_decls: list[Any] = []
 
     def element(self, node: Any, tag: str, attrs: dict[Any, Any], parent: State) -> tuple[str | None, State]:
         """``(rule hiding the element's whole subtree or None, the element's state)``."""
@@ -477,18 +493,20 @@ class Styler:
         style = attrs.get("style") if attrs else None
         hints = None
         hint_key = None
-        if attrs and ("bgcolor" in attrs or tag == "font"):
-            hint_key = (attrs.get("color") if tag == "font" else None, attrs.get("bgcolor"))
+        if tag == "button" or (attrs and ("bgcolor" in attrs or tag == "font")):
+            hint_key = (attrs.get("color") if tag == "font" else None, attrs.get("bgcolor") if attrs else None,
+                        tag == "button")
             hints = self.hints.get(hint_key)
             if hints is None:
-                hints = self.hints[hint_key] = _hints(tag, attrs)
+                hints = self.hints[hint_key] = _hints(tag, attrs or {})
         inline = self._inline(style) if style else None
         if not decls and not inline and not hints:
             return None, parent
         # Elements with the same declarations (the cascade shares one dict between elements matched
         # alike; parsed inline styles and hints are cached per page) under the same parent state
         # compute the same result. Everything keyed by id() is kept alive by this Styler.
-        key = (id(parent), id(decls), style, hint_key)
+        inline_tag = tag in INLINE_TAGS
+        key = (id(parent), id(decls), style, hint_key, inline_tag)
         got = self.memo.get(key)
         if got is None:
             merged: dict[str, tuple[tuple[Any, ...], list[Any]]] = dict(hints) if hints else {}
@@ -498,17 +516,18 @@ class Styler:
                         old = merged.get(name)
                         if old is None or kv[0] >= old[0]:
                             merged[name] = kv
-            got = self.memo[key] = self._compute(merged, parent)
+            got = self.memo[key] = self._compute(merged, parent, inline_tag)
             self.keep.append(parent)  # keeps id(parent) unique while the memo lives
         return got
 
-    def shows(self, decls: dict[Any, Any] | None, attrs: dict[Any, Any]) -> bool:
+    def shows(self, decls: dict[Any, Any] | None, attrs: dict[Any, Any], tag: str = "") -> bool:
         """Whether author CSS sets ``display`` to a value other than ``none`` on an element that the
         user-agent style sheet hides (``[hidden]``, a ``popover`` not opened): author rules beat it,
         so ``[hidden]{display:block}`` shows the element again. ``hidden="until-found"`` is hidden by
-        ``content-visibility`` instead, which ``display`` does not undo."""
+        ``content-visibility`` instead, which ``display`` does not undo, and which a non-replaced inline
+        box (``<span>``, ``<a>``...) does not take: there it hides nothing."""
         if (attrs.get("hidden") or "").strip().lower() == "until-found":
-            return False
+            return tag in INLINE_TAGS and "popover" not in attrs
         style = attrs.get("style")
         best = None
         for src in (decls, self._inline(style) if style else None):
@@ -519,6 +538,56 @@ class Styler:
             return False
         toks = _strip(best[1])
         return bool(toks) and _ident(toks) not in ("none", "revert", "revert-layer", "unset", "initial", "inherit")
+
+    def covers(self, decls: dict[Any, Any] | None, attrs: dict[Any, Any] | None) -> bool:
+        """Whether the element is an opaque overlay: ``position:absolute`` with every inset 0 (or
+        top/left 0 and width/height 100%), an opaque background colour or image, and no negative
+        ``z-index``. Positioned boxes paint above in-flow content, so the text of the block it sits
+        in is covered (rule ``covered_text``, applied by the walk)."""
+        style = attrs.get("style") if attrs else None
+        inline = self._inline(style) if style else None
+        if not (decls and "position" in decls) and not (inline and "position" in inline):
+            return False
+        key = (id(decls), style)
+        got = self.overlays.get(key)
+        if got is None:
+            got = self.overlays[key] = self._covers(decls, inline)
+            self.keep_decls.append(decls)
+        return got
+
+    def _covers(self, decls: dict[Any, Any] | None, inline: dict[Any, Any] | None) -> bool:
+        merged: dict[str, tuple[tuple[Any, ...], list[Any]]] = {}
+        for src in (decls, inline):
+            for name, kv in (src or {}).items():
+                old = merged.get(name)
+                if old is None or kv[0] >= old[0]:
+                    merged[name] = kv
+
+        def value(name: str) -> list[Any]:
+            kv = merged.get(name)
+            return _strip(kv[1]) if kv is not None else []
+
+        if _ident(value("position")) != "absolute":
+            return False
+        z = value("z-index")
+        if z and z[0].type == "number" and z[0].value < 0:
+            return False
+        inset = _box(value("inset") or None)
+        sides = [value(n)[:1] or ([inset[i]] if inset[i] is not None else []) for i, n in
+                 enumerate(("top", "right", "bottom", "left"))]
+        zero = [bool(t) and _length(t[0], 16.0) == 0.0 for t in sides]
+        full = [bool(t) and t[0].type == "percentage" and t[0].value >= 100 for t in (value("width"), value("height"))]
+        if not (all(zero) or (zero[0] and zero[3] and all(full))):
+            return False
+        for name in ("background", "background-color", "background-image"):
+            toks = value(name)
+            if any(t.type == "url" or (t.type == "function" and t.lower_name == "url") for t in toks):
+                return True
+            for t in toks:
+                c = _rgba([t], _BLACK) if t.type in ("ident", "hash", "function") else None
+                if c is not None and c[3] >= 0.9:
+                    return True
+        return False
 
     def _inline(self, style: str) -> dict[Any, Any]:
         got = self.inline.get(style)
@@ -535,7 +604,9 @@ class Styler:
             got = self.states[key] = state
         return got
 
-    def _compute(self, merged: dict[str, tuple[tuple[Any, ...], list[Any]]], parent: State) -> tuple[str | None, State]:
+    def _compute(
+        self, merged: dict[str, tuple[tuple[Any, ...], list[Any]]], parent: State, inline_tag: bool = False
+    ) -> tuple[str | None, State]:
         custom = parent.custom
         own_custom = [(n, kv[1]) for n, kv in merged.items() if n.startswith("--")]
         if own_custom:
@@ -568,7 +639,7 @@ class Styler:
             if z is not None and 0 < z <= MAX_HIDDEN_OPACITY:
                 return "transform_offscreen", parent
 
-        rule = None if _SUBTREE_PROPERTIES.isdisjoint(merged) else self._subtree_rule(value, font_px)
+        rule = None if _SUBTREE_PROPERTIES.isdisjoint(merged) else self._subtree_rule(value, font_px, inline_tag)
         opacity = parent.opacity
         op = value("opacity")
         if op:
@@ -645,9 +716,17 @@ class Styler:
         state = State(font_px, color, visible, bg, bg_image, opacity, custom, text_rule, fill)
         return None, parent if state == parent else self._intern(state)
 
-    def _subtree_rule(self, value: Any, font_px: float) -> str | None:
-        if _ident(value("display") or []) == "none":
+    def _subtree_rule(self, value: Any, font_px: float, inline_tag: bool = False) -> str | None:
+        display = _ident(value("display") or [])
+        if display == "none":
             return "display_none"
+        pos = _ident(value("position") or [])
+        # A non-replaced inline box (<span>, <em>... unless display, position or float makes it a block)
+        # ignores width/height, transforms and containment, so those hide nothing on it (as in Chromium).
+        inline = (display in ("inline", "contents") if display else inline_tag) and pos not in ("absolute", "fixed") and (
+            _ident(value("float") or []) in (None, "none"))
+        if inline:
+            return self._inline_rule(value, font_px, pos)
         if _ident(value("content-visibility") or []) == "hidden":
             return "content_visibility_hidden"
         overflow: set[str] = set()
@@ -671,7 +750,15 @@ class Styler:
         tl = value("translate")
         if tl and any(p is not None and abs(p) >= OFFSCREEN_PX for p in (_length(t, font_px) for t in tl[:2])):
             return "transform_offscreen"
-        pos = _ident(value("position") or [])
+        return self._position_rule(value, font_px, pos)
+
+    def _inline_rule(self, value: Any, font_px: float, pos: str | None) -> str | None:
+        """:meth:`_subtree_rule` for an inline box: clipping and offsets still apply."""
+        if any(value(n) and _clip_hides(value(n), font_px) for n in ("clip-path",)):
+            return "clip_zero"
+        return self._position_rule(value, font_px, pos, inline=True)
+
+    def _position_rule(self, value: Any, font_px: float, pos: str | None, *, inline: bool = False) -> str | None:
         inset = _box(value("inset"))
         sides: dict[str, float | None] = {}
         for i, name in enumerate(("top", "right", "bottom", "left")):
@@ -690,13 +777,13 @@ class Styler:
             ):
                 return "offscreen_position"
         margin = _box(value("margin"))
-        for i, name in ((0, "margin-top"), (3, "margin-left")):
+        for i, name in ((3, "margin-left"),) if inline else ((0, "margin-top"), (3, "margin-left")):
             toks = value(name)
             t = toks[0] if toks else margin[i]
             px = _length(t, font_px) if t is not None else None
             if px is not None and px <= -OFFSCREEN_PX:
                 return "offscreen_position"
-        ti = value("text-indent")
+        ti = value("text-indent")  # inherited: on an inline box it still indents the blocks inside it
         if ti:
             px = _length(ti[0], font_px)
             if px is not None and px <= -OFFSCREEN_PX:
@@ -704,16 +791,26 @@ class Styler:
         return None
 
 
+INLINE_TAGS = frozenset(
+    "a abbr b bdi bdo big cite code data dfn em font i kbd mark q s samp small span strike strong sub sup time tt u "
+    "var label".split()
+)
+"""Elements whose default box is a non-replaced inline box (width, height, transforms do not apply)."""
+
 _SUBTREE_PROPERTIES = frozenset(
-    """display content-visibility overflow overflow-x overflow-y width height max-width max-height clip clip-path
+    """display float content-visibility overflow overflow-x overflow-y width height max-width max-height clip clip-path
     transform scale translate position inset top right bottom left margin margin-top margin-left text-indent""".split()
 )
 """Every property :meth:`Styler._subtree_rule` reads: an element declaring none of them is not hidden by it."""
 
 
 def _hints(tag: str, attrs: dict[Any, Any]) -> dict[str, tuple[tuple[Any, ...], list[Any]]]:
-    """Presentational hints: ``<font color>`` and ``bgcolor`` attributes, below every author rule."""
+    """Presentational hints: ``<font color>`` and ``bgcolor`` attributes, below every author rule; and
+    the user-agent colours of ``<button>``, which does not inherit the page's text colour."""
     out: dict[str, tuple[tuple[Any, ...], list[Any]]] = {}
+    if tag == "button":
+        out["color"] = (HINT_KEY, tinycss2.parse_component_value_list("buttontext"))
+        out["background-color"] = (HINT_KEY, tinycss2.parse_component_value_list("buttonface"))
     for attr, prop in (("color", "color"), ("bgcolor", "background-color")):
         if attr == "color" and tag != "font":
             continue

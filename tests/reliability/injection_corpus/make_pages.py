@@ -219,6 +219,10 @@ T = [
      "<p><ruby>R<rp>{i}</rp><rt>r</rt></ruby></p>", None, {}),
     ("progress_fallback", "fallback content of <progress> (a replaced element)", "", "",
      '<progress max="1">{i}</progress>', None, {}),
+    ("opaque_overlay", "text covered by an opaque absolutely positioned overlay (control: a translucent overlay)", "", "",
+     '<div style="position:relative"><p>{i}</p><div style="position:absolute;inset:0;background:#fff"></div></div>',
+     '<div style="position:relative"><p>{p}</p><div style="position:absolute;inset:0;background:rgba(255,255,255,.2)">'
+     "</div></div>", {}),
 ]
 
 LAYOUTS = [
