@@ -201,12 +201,15 @@ def _driver(sync_playwright: Any) -> Any:
 
 def _release(pw: Any) -> None:
     """Stop this thread's driver when its last browser closes."""
-    if getattr(_LOCAL, "driver", None) is not pw:
+    current: Any = getattr(_LOCAL, "driver", None)
+    if current is None or current is not pw:
         return
     _LOCAL.users -= 1
     if _LOCAL.users <= 0:
         _LOCAL.driver = None
-        pw.stop()
+        current.stop()
+
+
 _ALL: list[Browser] = []
 _ALL_LOCK = threading.Lock()
 

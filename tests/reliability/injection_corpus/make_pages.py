@@ -223,6 +223,13 @@ T = [
      '<div style="position:relative"><p>{i}</p><div style="position:absolute;inset:0;background:#fff"></div></div>',
      '<div style="position:relative"><p>{p}</p><div style="position:absolute;inset:0;background:rgba(255,255,255,.2)">'
      "</div></div>", {}),
+    # classes found by differential fuzzing against Chromium (benchmarks/bench_browser_fuzz.py)
+    ("inline_box_transform", "transform:scale(0) on a block (control: on an inline <span>, where transforms do not apply)",
+     "", "", '<div style="transform:scale(0)">{i}</div>', '<p><span style="transform:scale(0)">{p}</span></p>', {}),
+    ("relative_font_minimum", "font-size:0.1rem, 1.6px (control: font-size:0.1em, drawn at Chromium's 6px minimum)",
+     "", "", '<p style="font-size:0.1rem">{i}</p>', '<p style="font-size:0.1em">{p}</p>', {}),
+    ("until_found_inline", 'hidden="until-found" on a block (control: on an inline <span>, which it cannot hide)',
+     "", "", '<div hidden="until-found">{i}</div>', '<p><span hidden="until-found">{p}</span></p>', {}),
 ]
 
 LAYOUTS = [
