@@ -79,6 +79,9 @@ class State:
         custom: Inherited custom properties (``--name`` -> tokens).
         text_rule: Why the element's own text is hidden, or ``None``.
         fill: ``-webkit-text-fill-color`` (paints the text instead of ``color``), or ``None``.
+        font_abs: An ancestor (or the element) set an absolute font size (px, pt, rem...), which
+            Chromium's smart minimum then respects.
+        in_fixed: Inside a ``position:fixed`` box, which no scrolling moves.
     """
 
     font_px: float = 16.0
@@ -90,6 +93,8 @@ class State:
     custom: Any = None
     text_rule: str | None = None
     fill: tuple[float, float, float, float] | None = None
+    font_abs: bool = False
+    in_fixed: bool = False
 
 
 ROOT_STATE = State(custom={})
@@ -315,15 +320,20 @@ def contrast(a: tuple[float, float, float], b: tuple[float, float, float]) -> fl
     return (hi + 0.05) / (lo + 0.05)
 
 
-def _font_size(tokens: list[Any], parent_px: float) -> float | None:
+def _font_size(tokens: list[Any], parent_px: float, logical: bool = False) -> float | None:
+    """The computed size; ``logical``: no ancestor set an absolute size (then Chromium's "smart minimum"
+    lifts a relative size above 0 to :data:`MIN_LOGICAL_FONT_PX`)."""
     size = _specified_font_size(tokens, parent_px)
-    t = tokens[0] if tokens else None
-    if size is not None and 0 < size < MIN_LOGICAL_FONT_PX and t is not None and (
-        t.type == "percentage" or (t.type == "dimension" and t.lower_unit in ("em", "ex", "ch"))
-        or (t.type == "ident" and t.lower_value == "smaller")
-    ):
-        return MIN_LOGICAL_FONT_PX  # Chromium's "smart minimum" for sizes relative to the parent's
+    if logical and size is not None and 0 < size < MIN_LOGICAL_FONT_PX and _relative_size(tokens):
+        return MIN_LOGICAL_FONT_PX
     return size
+
+
+def _relative_size(tokens: list[Any]) -> bool:
+    """A font size relative to the parent's (em, ex, ch, %, ``smaller``/``larger``)."""
+    t = tokens[0] if tokens else None
+    return t is not None and (t.type == "percentage" or (t.type == "dimension" and t.lower_unit in ("em", "ex", "ch"))
+                              or (t.type == "ident" and t.lower_value in ("smaller", "larger")))
 
 
 def _specified_font_size(tokens: list[Any], parent_px: float) -> float | None:
@@ -598,7 +608,7 @@ class Styler:
     def _intern(self, state: State) -> State:
         """One object per distinct state, so that equal parent states share memo entries."""
         key = (state.font_px, state.color, state.visible, state.bg, state.bg_image, state.opacity,
-               id(state.custom), state.text_rule, state.fill)
+               id(state.custom), state.text_rule, state.fill, state.font_abs, state.in_fixed)
         got = self.states.get(key)
         if got is None:
             got = self.states[key] = state
@@ -626,8 +636,11 @@ class Styler:
             return toks or None
 
         font_px = parent.font_px
+        font_abs = parent.font_abs
         fs = value("font-size")
-        size = _font_size(fs, parent.font_px) if fs else None
+        size = _font_size(fs, parent.font_px, not parent.font_abs) if fs else None
+        if size is not None and fs:
+            font_abs = parent.font_abs if _relative_size(fs) else fs[0].type != "ident"
         if size is None:
             font = value("font")
             size = _font_shorthand_size(font, parent.font_px) if font else None
@@ -639,7 +652,8 @@ class Styler:
             if z is not None and 0 < z <= MAX_HIDDEN_OPACITY:
                 return "transform_offscreen", parent
 
-        rule = None if _SUBTREE_PROPERTIES.isdisjoint(merged) else self._subtree_rule(value, font_px, inline_tag)
+        rule = None if _SUBTREE_PROPERTIES.isdisjoint(merged) else self._subtree_rule(
+            value, font_px, inline_tag, parent.in_fixed)
         opacity = parent.opacity
         op = value("opacity")
         if op:
@@ -713,10 +727,11 @@ class Styler:
             text_rule = "same_color_text"
         else:
             text_rule = None
-        state = State(font_px, color, visible, bg, bg_image, opacity, custom, text_rule, fill)
+        in_fixed = parent.in_fixed or _ident(value("position") or []) == "fixed"
+        state = State(font_px, color, visible, bg, bg_image, opacity, custom, text_rule, fill, font_abs, in_fixed)
         return None, parent if state == parent else self._intern(state)
 
-    def _subtree_rule(self, value: Any, font_px: float, inline_tag: bool = False) -> str | None:
+    def _subtree_rule(self, value: Any, font_px: float, inline_tag: bool = False, in_fixed: bool = False) -> str | None:
         display = _ident(value("display") or [])
         if display == "none":
             return "display_none"
@@ -726,7 +741,7 @@ class Styler:
         inline = (display in ("inline", "contents") if display else inline_tag) and pos not in ("absolute", "fixed") and (
             _ident(value("float") or []) in (None, "none"))
         if inline:
-            return self._inline_rule(value, font_px, pos)
+            return self._inline_rule(value, font_px, pos, in_fixed)
         if _ident(value("content-visibility") or []) == "hidden":
             return "content_visibility_hidden"
         overflow: set[str] = set()
@@ -750,15 +765,19 @@ class Styler:
         tl = value("translate")
         if tl and any(p is not None and abs(p) >= OFFSCREEN_PX for p in (_length(t, font_px) for t in tl[:2])):
             return "transform_offscreen"
-        return self._position_rule(value, font_px, pos)
+        return self._position_rule(value, font_px, pos, in_fixed=in_fixed)
 
-    def _inline_rule(self, value: Any, font_px: float, pos: str | None) -> str | None:
-        """:meth:`_subtree_rule` for an inline box: clipping and offsets still apply."""
-        if any(value(n) and _clip_hides(value(n), font_px) for n in ("clip-path",)):
+    def _inline_rule(self, value: Any, font_px: float, pos: str | None, in_fixed: bool) -> str | None:
+        """:meth:`_subtree_rule` for an inline box: offsets still apply, and any ``clip-path`` hides it
+        (Chromium clips the blocks inside an inline box away: its reference box is the line fragments)."""
+        cp = value("clip-path")
+        if cp and _ident(cp) != "none":
             return "clip_zero"
-        return self._position_rule(value, font_px, pos, inline=True)
+        return self._position_rule(value, font_px, pos, inline=True, in_fixed=in_fixed)
 
-    def _position_rule(self, value: Any, font_px: float, pos: str | None, *, inline: bool = False) -> str | None:
+    def _position_rule(
+        self, value: Any, font_px: float, pos: str | None, *, inline: bool = False, in_fixed: bool = False
+    ) -> str | None:
         inset = _box(value("inset"))
         sides: dict[str, float | None] = {}
         for i, name in enumerate(("top", "right", "bottom", "left")):
@@ -770,8 +789,8 @@ class Styler:
                 (v := sides[s]) is not None and v >= OFFSCREEN_PX for s in ("right", "bottom")
             ):
                 return "offscreen_position"
-        if pos == "fixed":
-            # Fixed to the viewport, so no scrolling reaches it beyond the far edges either.
+        if pos == "fixed" or (in_fixed and pos in ("absolute", "relative")):
+            # Fixed to the viewport (or inside a fixed box), so no scrolling reaches it beyond the far edges either.
             if any((v := sides[s]) is not None and v >= FAR_PX for s in ("top", "left")) or any(
                 (v := sides[s]) is not None and v <= -OFFSCREEN_PX for s in ("right", "bottom")
             ):
@@ -806,11 +825,12 @@ _SUBTREE_PROPERTIES = frozenset(
 
 def _hints(tag: str, attrs: dict[Any, Any]) -> dict[str, tuple[tuple[Any, ...], list[Any]]]:
     """Presentational hints: ``<font color>`` and ``bgcolor`` attributes, below every author rule; and
-    the user-agent colours of ``<button>``, which does not inherit the page's text colour."""
+    the user-agent colours and font size of ``<button>``, which does not inherit the page's."""
     out: dict[str, tuple[tuple[Any, ...], list[Any]]] = {}
     if tag == "button":
         out["color"] = (HINT_KEY, tinycss2.parse_component_value_list("buttontext"))
         out["background-color"] = (HINT_KEY, tinycss2.parse_component_value_list("buttonface"))
+        out["font-size"] = (HINT_KEY, tinycss2.parse_component_value_list("13.333px"))
     for attr, prop in (("color", "color"), ("bgcolor", "background-color")):
         if attr == "color" and tag != "font":
             continue
