@@ -2,11 +2,12 @@
 
 Under 0.5% of the text nodes Chromium hides may be kept (a hidden instruction reaching the
 model), and few that it shows may be dropped (tokenslim errs towards removal). The classes left,
-found by this fuzzer and judged too rare to model: ``clip-path`` on an inline box clips the
-blocks inside it away in Chromium; a fixed box inside a fixed box takes its static position
-from it (off-screen when the outer one is); ``text-indent`` on an inline box indents nothing
-(but is inherited by the blocks inside it, so it is kept as hiding); a zero-height
-``<button>`` still shows its label. benchmarks/bench_browser_fuzz.py runs the long version.
+found by this fuzzer and judged too rare or too layout-bound to model: one generated positioned
+box (a ``<button>``, opaque by default) landing over another's text; a fixed box's out-of-flow
+child taking its static position below the viewport; ``text-indent`` on an inline box (it
+indents nothing there, but is inherited by the blocks inside, so it is kept as hiding); a
+zero-height ``<button>`` still showing its label; fixed boxes in fixed boxes.
+benchmarks/bench_browser_fuzz.py runs the long version.
 """
 
 from __future__ import annotations
