@@ -727,7 +727,7 @@ class Styler:
             text_rule = "same_color_text"
         else:
             text_rule = None
-        in_fixed = parent.in_fixed or _ident(value("position") or []) == "fixed"
+        in_fixed = parent.in_fixed or ("position" in merged and _ident(value("position") or []) == "fixed")
         state = State(font_px, color, visible, bg, bg_image, opacity, custom, text_rule, fill, font_abs, in_fixed)
         return None, parent if state == parent else self._intern(state)
 
