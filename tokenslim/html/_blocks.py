@@ -28,6 +28,7 @@ SKIP_TAGS = frozenset(
 # Elements a browser never renders (the HTML standard's "Hidden elements" and replaced elements
 # whose children are only fallback content), so neither does the walk: rule ``never_rendered``.
 NEVER_RENDERED = frozenset("noembed noframes rp param datalist progress meter base basefont".split())
+_NOT_WALKED = SKIP_TAGS | NEVER_RENDERED | {"dialog"}  # one set lookup per element on the common path
 # Boilerplate by tag or ARIA role (kept only when the chosen content itself sits inside them).
 NEG_TAGS = frozenset(("nav", "aside", "footer", "menu", "header"))
 NEG_ROLES = frozenset(
@@ -259,16 +260,17 @@ def walk(root: Any, styler: Styler, state: State = ROOT_STATE, *, dsd: bool = Fa
             if not tag or tag[0] in "-!#_":  # None: processing instructions and other tag-less nodes
                 continue
             # -- enter the element: skipped, hidden, walked through without a record, or recorded
-            if tag in SKIP_TAGS:
-                if tag == "template" and dsd and node.attributes.get("shadowrootmode") in ("open", "closed"):
-                    continue  # a declarative shadow root: walked in place of its host's children
-                _count(removed, tag if tag in ("script", "style", "noscript", "template") else "non_content_tag",
-                       _subtree_chars(node))
-                continue
+            if tag in _NOT_WALKED:
+                if tag in SKIP_TAGS:
+                    if tag == "template" and dsd and node.attributes.get("shadowrootmode") in ("open", "closed"):
+                        continue  # a declarative shadow root: walked in place of its host's children
+                    _count(removed, tag if tag in ("script", "style", "noscript", "template") else "non_content_tag",
+                           _subtree_chars(node))
+                    continue
+                if tag != "dialog" or "open" not in node.attributes:
+                    _count(removed, "never_rendered", _subtree_chars(node))
+                    continue
             attrs = node.attributes
-            if tag in NEVER_RENDERED or (tag == "dialog" and "open" not in attrs):
-                _count(removed, "never_rendered", _subtree_chars(node))
-                continue
             inner = state
             rule = hidden_rule(attrs) if attrs and ("hidden" in attrs or "popover" in attrs) else None
             if rule is not None and styler.shows(by_elem.get(node.mem_id) if by_elem else None, attrs, tag):

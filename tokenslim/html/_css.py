@@ -55,9 +55,12 @@ RELEVANT = frozenset(
     margin-top text-indent font font-size color -webkit-text-fill-color background background-color
     background-image z-index float""".split()
 )
+# A rule (or style attribute) is kept when it names one of these; z-index and float only qualify what
+# another declaration does (a covering overlay, an inline box made a block), so they alone keep nothing:
+# both are common, and keeping every rule that sets them would slow the cascade for nothing.
 _RELEVANT_TEXT = re.compile(
     r"(?:^|[;{\s/])(?:display|visibility|content-visibility|opacity|filter|(?:max-)?(?:width|height)|overflow(?:-[xy])?|"
-    r"clip(?:-path)?|transform|scale|translate|zoom|position|left|top|right|bottom|inset|z-index|float|margin(?:-left|-top)?|"
+    r"clip(?:-path)?|transform|scale|translate|zoom|position|left|top|right|bottom|inset|margin(?:-left|-top)?|"
     r"text-indent|font(?:-size)?|color|-webkit-text-fill-color|background(?:-color|-image)?|--[^:;{}\s]*)\s*:|\\",
     re.I,
 )

@@ -130,7 +130,7 @@ def run(html: str | bytes, *, keep_tables: bool = True, select: bool = True) -> 
     if dropped:
         removed["boilerplate"] = Removed(len(dropped), sum(len(b.text) for b in dropped))
     out = render(kept, keep_tables=keep_tables)
-    if INVISIBLE_CHARS.search(out):  # zero-width and bidi controls: never shown, can hide instructions
+    if not out.isascii() and INVISIBLE_CHARS.search(out):  # never shown, can hide instructions (all non-ASCII)
         out, invisible = INVISIBLE_CHARS.subn("", out)
         removed["invisible_chars"] = Removed(invisible, invisible)
     return Extraction(out, title=title, encoding=encoding, input_chars=len(text), removed=removed)
