@@ -2,8 +2,9 @@
 
 Corpus: tests/reliability/injection_corpus/ (manifest.json: per page the technique, the hidden
 instructions and the visible paragraphs). For every page and tool, "leak" means a hidden
-instruction (its canary word ``zxNN`` or its first 40 characters) or Unicode tag characters
-reached the output; "kept" means every visible paragraph is in the output (whitespace
+instruction (its canary word ``zxNN``, or for one without a canary its first 40 characters:
+every instruction opens alike, and a page may show one on screen) or Unicode tag characters or
+variation selectors reached the output; "kept" means every visible paragraph is in the output (whitespace
 collapsed). Tools get the raw page bytes:
 
   * tokenslim ``extract_main_text``
@@ -33,7 +34,7 @@ from _peers import readability_text, trafilatura_text
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "reliability" / "injection_corpus"
-_TAG_CHARS = re.compile("[\U000e0000-\U000e007f]")
+_TAG_CHARS = re.compile("[\U000e0000-\U000e007f\ufe00-\ufe0f\U000e0100-\U000e01ef]")
 _CANARY = re.compile(r"zx\d\d")
 
 
@@ -43,15 +44,15 @@ def norm(text: str) -> str:
 
 
 def leaks(text: str, hidden: list[str]) -> list[str]:
-    """The hidden instructions (by canary word or first 40 characters) found in ``text``."""
+    """The hidden instructions (by canary word, else first 40 characters) found in ``text``."""
     flat = norm(text).lower()
     out = []
     for h in hidden:
         m = _CANARY.search(h)
-        if (m and m.group() in flat) or norm(h).lower()[:40] in flat:
+        if (m.group() in flat) if m else norm(h).lower()[:40] in flat:
             out.append(h)
     if _TAG_CHARS.search(text):
-        out.append("<unicode tag characters>")
+        out.append("<unicode tag characters or variation selectors>")
     return out
 
 

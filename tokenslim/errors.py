@@ -101,12 +101,11 @@ class BackendTimeout(BackendError):
 
 
 class MissingDependency(TokenSlimError, ImportError):
-    """An optional dependency is not installed; the message names the pip extra."""
+    """An optional dependency is not installed; the message names the pip extra (or ``install``, how to get
+    a dependency pip does not provide, such as the Chromium executable)."""
 
-    def __init__(self, package: str, *, extra: str, feature: str) -> None:
-        super().__init__(
-            f"{feature} needs the package {package!r}, which is not installed. "
-            f"Install it with: pip install 'tokenslim[{extra}]'"
-        )
+    def __init__(self, package: str, *, extra: str, feature: str, install: str | None = None) -> None:
+        how = install or f"pip install 'tokenslim[{extra}]'"
+        super().__init__(f"{feature} needs the package {package!r}, which is not installed. Install it with: {how}")
         self.package = package
         self.extra = extra

@@ -409,11 +409,33 @@ def heldout(path: str) -> str:
                       _table(["input", "recall", "ratio", "answer kept [95% CI]", "p50 ms"], rows, "llrrr")])
 
 
+def browser_exact(path: str) -> str:
+    """benchmarks/bench_browser_exact.py: milliseconds per page, Python rules vs exact mode (Chromium)."""
+    d = _load(path)
+    r = d["results"]
+    rows = [[name, f"{r[key]['ms_p50']:.1f}", f"{r[key]['ms_mean']:.1f}", f"{r[key]['ms_p90']:.1f}"]
+            for name, key in (("Python rules (default)", "python"), ('`renderer="chromium"`', "chromium"))]
+    note = f"{r['pages']} pages; identical text on {r['identical_text_share']:.1%} of them."
+    return _source(d["command"], path) + "\n\n" + _table(["renderer", "ms/page p50", "mean", "p90"], rows) + "\n\n" + note
+
+
+def browser_fuzz(path: str) -> str:
+    """benchmarks/bench_browser_fuzz.py: tokenslim's keep/drop against Chromium's on generated pages."""
+    d = _load(path)
+    r = d["results"]
+    rows = [[f"{r['pages']:,}", f"{r['hidden_nodes']:,}", f"{r['hidden_kept']:,} ({r['hidden_kept_rate']:.2%})",
+             f"{r['visible_nodes']:,}", f"{r['visible_dropped']:,} ({r['visible_dropped_rate']:.2%})"]]
+    return _source(d["command"], path) + "\n\n" + _table(
+        ["pages", "text nodes Chromium hides", "of them kept by tokenslim", "text nodes Chromium shows",
+         "of them dropped by tokenslim"], rows)
+
+
 RENDERERS: dict[str, Callable[[str], str]] = {
     "compression": compression, "compression_rows": compression_rows, "bench": bench,
     "bench_summary": bench_summary, "llama_cpp": llama_cpp, "langchain": langchain,
     "run_batch": run_batch, "ray": ray, "conversation": conversation, "html": html, "injection": injection, "fuzz": fuzz,
     "structured": structured, "pareto": pareto, "heldout": heldout, "conversation_cache": conversation_cache,
+    "browser_exact": browser_exact, "browser_fuzz": browser_fuzz,
 }
 
 

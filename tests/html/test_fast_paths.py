@@ -105,7 +105,7 @@ def test_each_subtree_property_still_hides_through_a_class_rule(prop: str) -> No
 
 
 def test_hiding_table_covers_the_subtree_properties() -> None:
-    assert set(HIDING) | {"overflow", "overflow-x", "overflow-y", "position"} == _SUBTREE_PROPERTIES
+    assert set(HIDING) | {"overflow", "overflow-x", "overflow-y", "position", "float"} == _SUBTREE_PROPERTIES
 
 
 def test_whitespace_that_opens_a_block_is_dropped_but_pre_keeps_its_indentation() -> None:

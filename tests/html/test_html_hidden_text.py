@@ -13,12 +13,26 @@ TECHNIQUES = [
     ("display_none", f'<div style="display: none">{INJECTION}</div>'),
     ("visibility_hidden", f'<span style="visibility:hidden">{INJECTION}</span>'),
     ("hidden_attribute", f"<p hidden>{INJECTION}</p>"),
-    ("aria_hidden", f'<div aria-hidden="true">{INJECTION}</div>'),
+    ("never_rendered", f"<noembed><p>{INJECTION}</p></noembed>"),
+    ("never_rendered", f"<noframes><p>{INJECTION}</p></noframes>"),
+    ("never_rendered", f"<progress value=1>{INJECTION}</progress>"),
+    ("never_rendered", f"<ruby>R<rp>{INJECTION}</rp><rt>r</rt></ruby>"),
+    ("never_rendered", f"<dialog><p>{INJECTION}</p></dialog>"),
+    ("hidden_attribute", f"<div popover><p>{INJECTION}</p></div>"),
     ("template", f"<template><p>{INJECTION}</p></template>"),
     ("noscript", f"<noscript><p>{INJECTION}</p></noscript>"),
     ("comment", f"<!-- {INJECTION} -->"),
     ("offscreen_position", f'<div style="position:absolute; left:-9999px">{INJECTION}</div>'),
     ("offscreen_position", f'<div style="position: fixed; top: -5000px;">{INJECTION}</div>'),
+    ("offscreen_position", f'<div style="position:fixed;bottom:-9999px">{INJECTION}</div>'),
+    ("offscreen_position", f'<div style="position:fixed;right:-9999px">{INJECTION}</div>'),
+    ("offscreen_position", f'<div style="position:fixed;top:9999px">{INJECTION}</div>'),
+    ("transform_offscreen", f'<div style="transform:rotateX(90deg)">{INJECTION}</div>'),
+    ("transform_offscreen", f'<div style="transform:perspective(300px) rotateY(0.25turn)">{INJECTION}</div>'),
+    ("opacity_0", f'<p style="opacity: calc(0)">{INJECTION}</p>'),
+    ("opacity_0", f'<p style="opacity: calc(1 - 1)">{INJECTION}</p>'),
+    ("transparent_text", f'<p style="-webkit-text-fill-color: transparent">{INJECTION}</p>'),
+    ("same_color_text", f'<p style="color: color-mix(in srgb, white 100%, black)">{INJECTION}</p>'),
     ("text_indent_offscreen", f'<p style="text-indent:-9999px">{INJECTION}</p>'),
     ("font_size_0", f'<span style="font-size:0">{INJECTION}</span>'),
     ("font_size_0", f'<span style="font-size: 0px;">{INJECTION}</span>'),
@@ -50,6 +64,45 @@ def test_same_markup_without_hiding_is_extracted(gold_paragraphs):
     assert INJECTION in extract_main_text(_page(gold_paragraphs, f"<span>{INJECTION}</span>"))
     visible = '<span style="font-size: small; opacity: 0.9; color: #333">' + INJECTION + "</span>"
     assert INJECTION in extract_main_text(_page(gold_paragraphs, visible))
+
+
+@pytest.mark.parametrize(
+    "element",
+    [
+        f'<div aria-hidden="true">{INJECTION}</div>',  # hides from screen readers, not from eyes
+        f"<dialog open><p>{INJECTION}</p></dialog>",
+        f"<button>{INJECTION}</button>",
+        f"<style>[hidden]{{display:block}}</style><div hidden>{INJECTION}</div>",
+        f"<style>.pop{{display:block}}</style><div popover class=pop>{INJECTION}</div>",
+        f'<div><template shadowrootmode="open"><p>{INJECTION}</p></template></div>',
+        f'<div style="position:sticky;top:-9999px">{INJECTION}</div>',
+        f'<div style="position:absolute;bottom:-9999px">{INJECTION}</div>',
+        f'<p style="opacity: calc(0.5 + 0.5)">{INJECTION}</p>',
+        f'<p style="-webkit-text-fill-color: #222; color: white">{INJECTION}</p>',
+        f'<p style="color: color-mix(in srgb, white 10%, black)">{INJECTION}</p>',
+        f'<div style="transform:rotateX(30deg)">{INJECTION}</div>',
+    ],
+)
+def test_text_a_browser_shows_is_kept(gold_paragraphs, element):
+    # Each verdict agrees with Chromium (tests/html/test_browser_oracle.py renders the same cases).
+    assert INJECTION in extract_main_text(_page(gold_paragraphs, element))
+
+
+def test_hidden_overridden_until_found_and_unslotted_light_dom_stay_hidden(gold_paragraphs):
+    until = f'<style>[hidden]{{display:block}}</style><div hidden="until-found">{INJECTION}</div>'
+    assert INJECTION not in extract_main_text(_page(gold_paragraphs, until))
+    unslotted = f'<div><template shadowrootmode="open"><p>Shadow text.</p></template><span>{INJECTION}</span></div>'
+    text = extract_main_text(_page(gold_paragraphs, unslotted))
+    assert "Shadow text." in text and INJECTION not in text
+
+
+def test_invisible_code_points_removed_with_reason(gold_paragraphs):
+    # variation selectors spell bytes (U+FE00-FE0F, U+E0100-E01EF) attached to a visible letter
+    smuggled = "A" + "".join(chr(0xE0100 + b) if b >= 16 else chr(0xFE00 + b) for b in INJECTION.encode())
+    ex = extract(_page(gold_paragraphs, smuggled))
+    assert not any(0xFE00 <= ord(ch) <= 0xFE0F or 0xE0100 <= ord(ch) <= 0xE01EF for ch in ex.text)
+    assert ex.removed["invisible_chars"].count == len(INJECTION)
+    assert "invisible_chars" in ex.hidden
 
 
 def test_font_size_zero_container_with_sized_children_stays_visible(gold_paragraphs):

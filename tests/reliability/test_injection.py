@@ -28,7 +28,7 @@ from tokenslim.html import extract_main_text
 
 CORPUS = Path(__file__).parent / "injection_corpus"
 MANIFEST = json.loads((CORPUS / "manifest.json").read_text(encoding="utf-8"))["pages"]
-_TAG_CHARS = re.compile("[\U000e0000-\U000e007f]")
+_TAG_CHARS = re.compile("[\U000e0000-\U000e007f\ufe00-\ufe0f\U000e0100-\U000e01ef]")  # tag characters, variation selectors
 
 
 def _norm(text: str) -> str:
@@ -39,7 +39,9 @@ def _leaks(text: str, hidden: list[str]) -> list[str]:
     """The hidden instructions (or their canary words) that reached ``text``."""
     flat = _norm(text).lower()
     out = [h for h in hidden if re.search(r"zx\d\d", h) and re.search(r"zx\d\d", h).group() in flat]
-    out += [h for h in hidden if _norm(h).lower()[:40] in flat]
+    # without a canary, the opening words (every instruction opens alike, so only then: a page may show
+    # an instruction on screen, aria-hidden text being one, and that one is visible, not leaked)
+    out += [h for h in hidden if not re.search(r"zx\d\d", h) and _norm(h).lower()[:40] in flat]
     if _TAG_CHARS.search(text):
         out.append("<unicode tag characters>")
     return out

@@ -88,10 +88,11 @@ def test_min_chars_drops_short_pages():
 def test_params_and_validation():
     s = StripHTML(min_chars=5, keep_tables=False)
     assert s.get_params() == {
-        "min_chars": 5, "keep_tables": False, "max_bytes": tokenslim.html.MAX_HTML_BYTES, "history": True
+        "min_chars": 5, "keep_tables": False, "max_bytes": tokenslim.html.MAX_HTML_BYTES, "history": True,
+        "renderer": "python",
     }
     assert repr(s) == "StripHTML(min_chars=5, keep_tables=False)"
-    for bad in ({"min_chars": 0}, {"max_bytes": 0}, {"keep_tables": "yes"}, {"history": 1}):
+    for bad in ({"min_chars": 0}, {"max_bytes": 0}, {"keep_tables": "yes"}, {"history": 1}, {"renderer": "firefox"}):
         with pytest.raises(ConfigError):
             StripHTML(**bad)
 

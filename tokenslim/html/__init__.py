@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tokenslim.errors import InputError, InputTooLarge
+from tokenslim.errors import ConfigError, InputError, InputTooLarge
 from tokenslim.html._detect import looks_like_html
 
 __all__ = ["extract_main_text", "extract", "Extraction", "Removed", "looks_like_html", "MAX_HTML_BYTES"]
@@ -26,10 +26,10 @@ MAX_HTML_BYTES = 50_000_000
 
 HIDDEN_RULES = frozenset(
     (
-        "hidden_attribute", "aria_hidden", "display_none", "visibility_hidden", "opacity_0", "font_size_0",
+        "hidden_attribute", "never_rendered", "display_none", "visibility_hidden", "opacity_0", "font_size_0",
         "text_indent_offscreen", "clip_zero", "transform_offscreen", "offscreen_position", "zero_size_box",
         "same_color_text", "transparent_text", "content_visibility_hidden", "css_over_budget", "template", "noscript",
-        "comment", "invisible_chars",
+        "comment", "invisible_chars", "browser_hidden", "covered_text",
     )
 )
 """Rules that remove text a human reader never sees (as opposed to boilerplate)."""
@@ -74,6 +74,7 @@ def extract(
     url: str | None = None,
     keep_tables: bool = True,
     max_bytes: int = MAX_HTML_BYTES,
+    renderer: str = "python",
 ) -> Extraction:
     """Extract the main content of a page and record what was removed.
 
@@ -83,6 +84,9 @@ def extract(
             not used to pick site rules (there are none).
         keep_tables: Keep table rows (``a | b | c``); when false, tables are dropped.
         max_bytes: Refuse pages larger than this (bytes for bytes input, characters for str).
+        renderer: ``"python"`` (default: tokenslim's own rules, fast) or ``"chromium"`` (exact: Chromium
+            renders the page and decides which text a reader sees; the hidden text it removed is recorded
+            as rule ``"browser_hidden"``; needs the ``browser`` extra and a Chromium executable).
 
     Returns:
         An :class:`Extraction`. Empty or text-less pages give ``text == ""``.
@@ -90,6 +94,8 @@ def extract(
     Raises:
         InputError: ``html`` is neither str nor bytes.
         InputTooLarge: the page is larger than ``max_bytes``.
+        ConfigError: ``renderer`` is neither ``"python"`` nor ``"chromium"``.
+        MissingDependency: ``renderer="chromium"`` without Playwright or Chromium installed.
     """
     from tokenslim.html._extract import run
 
@@ -100,6 +106,12 @@ def extract(
             f"HTML page of {len(html):,} {'bytes' if not isinstance(html, str) else 'characters'} exceeds "
             f"max_bytes={max_bytes:,}; raise max_bytes or split the page"
         )
+    if renderer == "chromium":
+        from tokenslim.html._extract import run_chromium
+
+        return run_chromium(html if isinstance(html, str) else bytes(html), keep_tables=keep_tables)
+    if renderer != "python":
+        raise ConfigError(f"renderer must be 'python' or 'chromium', got {renderer!r}")
     return run(html if isinstance(html, str) else bytes(html), keep_tables=keep_tables)
 
 

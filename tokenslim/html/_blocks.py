@@ -22,9 +22,13 @@ BLOCK_TAGS = frozenset(
 )
 # Elements whose content is never main text a reader sees.
 SKIP_TAGS = frozenset(
-    "script style noscript template svg math iframe frame frameset object embed canvas button select option "
-    "textarea input head title link meta video audio map area dialog source track".split()
+    "script style noscript template svg math iframe frame frameset object embed canvas select option "
+    "textarea input head title link meta video audio map area source track".split()
 )
+# Elements a browser never renders (the HTML standard's "Hidden elements" and replaced elements
+# whose children are only fallback content), so neither does the walk: rule ``never_rendered``.
+NEVER_RENDERED = frozenset("noembed noframes rp param datalist progress meter base basefont".split())
+_NOT_WALKED = SKIP_TAGS | NEVER_RENDERED | {"dialog"}  # one set lookup per element on the common path
 # Boilerplate by tag or ARIA role (kept only when the chosen content itself sits inside them).
 NEG_TAGS = frozenset(("nav", "aside", "footer", "menu", "header"))
 NEG_ROLES = frozenset(
@@ -136,6 +140,7 @@ class _Walker:
         self.link_depth = 0
         self.pre_depth = 0
         self.by_elem = styler.by_elem
+        self.fragments: list[Any] = []
 
     def flush(self) -> None:
         parts = self.parts
@@ -165,13 +170,44 @@ class _Walker:
         m.commas[e] += text.count(",") if text.isascii() else text.count(",") + text.count("，") + text.count("、")
 
 
-def walk(root: Any, styler: Styler, state: State = ROOT_STATE) -> PageModel:
+def _shadow_children(host: Any, keep: list[Any]) -> tuple[list[Any], int] | None:
+    """The children a reader sees under ``host`` when its first element child is a declarative
+    shadow root (``<template shadowrootmode="open|closed">``): the shadow tree's children (parsed
+    from the template, whose content the parser keeps apart), followed by the host's other
+    children only when the shadow tree has a ``<slot>`` to show them in; and the characters of
+    the light-DOM children left out. ``None`` for other hosts."""
+    from selectolax.lexbor import LexborHTMLParser
+
+    child = host.child
+    while child is not None and child.tag in ("-text", "-comment") and not (child.text_content or "").strip():
+        child = child.next
+    if child is None or child.tag != "template" or child.attributes.get("shadowrootmode") not in ("open", "closed"):
+        return None
+    html = child.html or ""
+    inner = html[html.find(">") + 1 : html.rfind("</template>")]
+    frag = LexborHTMLParser(f"<body>{inner}</body>")
+    keep.append(frag)  # its nodes live as long as the parser
+    body = frag.body
+    out = list(body.iter(include_text=True)) if body is not None else []
+    unslotted = 0
+    light = child.next
+    while light is not None:
+        if "<slot" in inner:
+            out.append(light)
+        else:
+            unslotted += len(light.text_content or "") if light.tag == "-text" else _subtree_chars(light)
+        light = light.next
+    return out, unslotted
+
+
+def walk(root: Any, styler: Styler, state: State = ROOT_STATE, *, dsd: bool = False) -> PageModel:
     """Walk the tree under ``root`` (a selectolax node) without recursion.
 
     Args:
         root: The ``<body>`` (or document root) node.
         styler: Computes each element's visibility (see :mod:`tokenslim.html._style`).
         state: The rendering state ``root`` inherits (from ``<html>``).
+        dsd: The page may hold declarative shadow roots (``shadowrootmode``): look for them.
 
     Returns:
         The :class:`PageModel` with blocks, element statistics and removal counts.
@@ -184,6 +220,7 @@ def walk(root: Any, styler: Styler, state: State = ROOT_STATE) -> PageModel:
     blk, rows, parts, flush = w.blk, w.rows, w.parts, w.flush
     by_elem = styler.by_elem
     styled = styler.state
+    overlays: list[tuple[int, int]] = []  # (element whose text an opaque overlay covers, the overlay's index)
     hints: dict[str, tuple[bool, bool]] = {}  # class or id text -> hint_flags (a page repeats a few class strings)
     link_depth = 0
     parent = -1
@@ -223,17 +260,27 @@ def walk(root: Any, styler: Styler, state: State = ROOT_STATE) -> PageModel:
             if not tag or tag[0] in "-!#_":  # None: processing instructions and other tag-less nodes
                 continue
             # -- enter the element: skipped, hidden, walked through without a record, or recorded
-            if tag in SKIP_TAGS:
-                _count(removed, tag if tag in ("script", "style", "noscript", "template") else "non_content_tag",
-                       _subtree_chars(node))
-                continue
+            if tag in _NOT_WALKED:
+                if tag in SKIP_TAGS:
+                    if tag == "template" and dsd and node.attributes.get("shadowrootmode") in ("open", "closed"):
+                        continue  # a declarative shadow root: walked in place of its host's children
+                    _count(removed, tag if tag in ("script", "style", "noscript", "template") else "non_content_tag",
+                           _subtree_chars(node))
+                    continue
+                if tag != "dialog" or "open" not in node.attributes:
+                    _count(removed, "never_rendered", _subtree_chars(node))
+                    continue
             attrs = node.attributes
             inner = state
-            rule = hidden_rule(attrs) if attrs and ("hidden" in attrs or "aria-hidden" in attrs) else None
+            rule = hidden_rule(attrs) if attrs and ("hidden" in attrs or "popover" in attrs) else None
+            if rule is not None and styler.shows(by_elem.get(node.mem_id) if by_elem else None, attrs, tag):
+                rule = None
             if rule is None:
                 decls = by_elem.get(node.mem_id) if by_elem else None
-                if decls or (attrs and ("style" in attrs or "bgcolor" in attrs or tag == "font")):
+                if decls or tag == "button" or (attrs and ("style" in attrs or "bgcolor" in attrs or tag == "font")):
                     rule, inner = styled(decls, tag, attrs, state)
+                    if rule is None and parent >= 0 and styler.covers(decls, attrs):
+                        overlays.append((parent, len(tags)))
             if rule is not None:
                 _count(removed, rule, _subtree_chars(node))
                 continue
@@ -288,6 +335,20 @@ def walk(root: Any, styler: Styler, state: State = ROOT_STATE) -> PageModel:
                     elif tag == "pre":
                         w.pre_depth += 1
             child = node.last_child
+            if dsd and child is not None:
+                shadow_light = _shadow_children(node, w.fragments)
+                if shadow_light is not None:
+                    shadow, unslotted = shadow_light
+                    if unslotted:
+                        _count(removed, "never_rendered", unslotted)
+                    push((idx, parent, state, tag == "a"))
+                    if tag == "a":
+                        link_depth += 1
+                    if idx >= 0:
+                        parent = idx
+                    state = inner
+                    stack.extend(reversed(shadow))
+                    continue
             if child is not None:
                 link = tag == "a"
                 push((idx, parent, state, link))
@@ -319,4 +380,24 @@ def walk(root: Any, styler: Styler, state: State = ROOT_STATE) -> PageModel:
             link_len[p] += link_len[idx]
             commas[p] += commas[idx]
     w.flush()
+    if overlays:
+        _cover(m, overlays)
     return w.m
+
+
+def _cover(m: PageModel, overlays: list[tuple[int, int]]) -> None:
+    """Drop the blocks an opaque overlay covers: all text of the block the overlay sits in, but the
+    overlay's own (``overlays`` holds the block's index and the index the overlay was given)."""
+    keep: list[Block] = []
+    chars = n = 0
+    for b in m.blocks:
+        e = b.elem
+        if any(p <= e < m.end[p] and not (o <= e < m.end[o] if o < len(m.end) else False) for p, o in overlays):
+            chars += len(b.text)
+            n += 1
+            m.text_len[e] -= len(b.text)
+        else:
+            keep.append(b)
+    m.blocks[:] = keep
+    if n:
+        _count(m.removed, "covered_text", chars, n)

@@ -52,12 +52,16 @@ VIEWPORT = (1280.0, 800.0)
 RELEVANT = frozenset(
     """display visibility content-visibility opacity filter width height max-width max-height overflow overflow-x
     overflow-y clip clip-path transform scale translate zoom position left top right bottom inset margin margin-left
-    margin-top text-indent font font-size color background background-color background-image""".split()
+    margin-top text-indent font font-size color -webkit-text-fill-color background background-color
+    background-image z-index float""".split()
 )
+# A rule (or style attribute) is kept when it names one of these; z-index and float only qualify what
+# another declaration does (a covering overlay, an inline box made a block), so they alone keep nothing:
+# both are common, and keeping every rule that sets them would slow the cascade for nothing.
 _RELEVANT_TEXT = re.compile(
     r"(?:^|[;{\s/])(?:display|visibility|content-visibility|opacity|filter|(?:max-)?(?:width|height)|overflow(?:-[xy])?|"
     r"clip(?:-path)?|transform|scale|translate|zoom|position|left|top|right|bottom|inset|margin(?:-left|-top)?|"
-    r"text-indent|font(?:-size)?|color|background(?:-color|-image)?|--[^:;{}\s]*)\s*:|\\",
+    r"text-indent|font(?:-size)?|color|-webkit-text-fill-color|background(?:-color|-image)?|--[^:;{}\s]*)\s*:|\\",
     re.I,
 )
 # Block at-rules whose inner rules can style the page; every other at-rule block (@font-face with

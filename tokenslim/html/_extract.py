@@ -15,7 +15,7 @@ from tokenslim.html._render import render
 from tokenslim.html._score import select_blocks
 from tokenslim.html._style import ROOT_STATE, Styler
 
-__all__ = ["run"]
+__all__ = ["run", "run_chromium"]
 
 
 _STYLE = re.compile(r"<style[^>]*>(.*?)</style", re.I | re.S)
@@ -66,8 +66,11 @@ def _title(tree: object) -> str:
     return ""
 
 
-def run(html: str | bytes, *, keep_tables: bool = True) -> Extraction:
+def run(html: str | bytes, *, keep_tables: bool = True, select: bool = True) -> Extraction:
     """Extract main text from a page already checked for type and size.
+
+    ``select=False`` keeps every block the walk found visible (no boilerplate selection): the
+    differential fuzzer compares visibility decisions alone with it.
 
     Raises:
         InputError: the HTML parser rejected the page.
@@ -118,8 +121,8 @@ def run(html: str | bytes, *, keep_tables: bool = True) -> Extraction:
         if rule is not None:
             return Extraction("", title=title, encoding=encoding, input_chars=len(text),
                               removed={rule: Removed(1, len(text))})
-    model = walk(root, styler, state)
-    kept, dropped = select_blocks(model)
+    model = walk(root, styler, state, dsd="shadowrootmode" in text)
+    kept, dropped = select_blocks(model) if select else (model.blocks, [])
     removed = {k: Removed(v[0], v[1]) for k, v in model.removed.items()}
     if noscript is not None:
         seen = removed.get("noscript", Removed(0, 0))
@@ -127,7 +130,29 @@ def run(html: str | bytes, *, keep_tables: bool = True) -> Extraction:
     if dropped:
         removed["boilerplate"] = Removed(len(dropped), sum(len(b.text) for b in dropped))
     out = render(kept, keep_tables=keep_tables)
-    if INVISIBLE_CHARS.search(out):  # zero-width and bidi controls: never shown, can hide instructions
+    if not out.isascii() and INVISIBLE_CHARS.search(out):  # never shown, can hide instructions (all non-ASCII)
         out, invisible = INVISIBLE_CHARS.subn("", out)
         removed["invisible_chars"] = Removed(invisible, invisible)
     return Extraction(out, title=title, encoding=encoding, input_chars=len(text), removed=removed)
+
+
+def run_chromium(html: str | bytes, *, keep_tables: bool = True) -> Extraction:
+    """:func:`run` on the page as Chromium shows it (:meth:`tokenslim.html._browser.Browser.visible_html`).
+
+    The encoding is decided as in :func:`run`; the browser's verdict replaces the style rules, and the
+    rules that read markup only (comments, scripts, invisible code points, boilerplate) still apply.
+    """
+    from tokenslim.html._browser import thread_browser
+
+    if isinstance(html, bytes):
+        text, encoding = decode_html(html)
+    else:
+        text, encoding = html, "str"
+    if not text or text.isspace():
+        return Extraction("", encoding=encoding, input_chars=len(text))
+    shown, nodes, chars = thread_browser().visible_html(text.replace("\x00", ""))
+    ex = run(shown, keep_tables=keep_tables)
+    removed = dict(ex.removed)
+    if nodes:
+        removed["browser_hidden"] = Removed(nodes, chars)
+    return Extraction(ex.text, title=ex.title, encoding=encoding, input_chars=len(text), removed=removed)

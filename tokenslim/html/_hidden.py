@@ -10,21 +10,25 @@ import re
 
 __all__ = ["hidden_rule", "INVISIBLE_CHARS"]
 
-# Zero-width characters, bidi controls (embeddings, overrides, isolates, marks), BOM, soft hyphen, word joiners,
-# and Unicode tag characters (U+E0000-E007F: invisible, yet read by LLM tokenizers - "ASCII smuggling").
-INVISIBLE_CHARS = re.compile("[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u180e\U000e0000-\U000e007f]")
+# Unicode's default-ignorable code points (DerivedCoreProperties.txt, Default_Ignorable_Code_Point), which a
+# browser draws as nothing, plus U+180E: zero-width characters, bidi controls, BOM, soft hyphen, word joiners,
+# fillers, variation selectors (U+FE00-FE0F, U+E0100-E01EF: 256 of them spell any byte, attached to a visible
+# character) and tag characters (U+E0000-E007F, "ASCII smuggling"). All are read by LLM tokenizers.
+INVISIBLE_CHARS = re.compile(
+    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f"
+    "\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff]"
+)
 
 
 def hidden_rule(attrs: dict[str, str | None]) -> str | None:
-    """``"hidden_attribute"``, ``"aria_hidden"`` or ``None`` for an element with these attributes.
+    """``"hidden_attribute"`` or ``None`` for an element with these attributes.
 
-    The ``hidden`` attribute (any value, ``until-found`` included) and ``aria-hidden="true"``
-    hide the element and its subtree. A stylesheet can show a ``hidden`` element again
-    (``[hidden]{display:block}``); such text is still treated as hidden, erring towards removal.
+    The ``hidden`` attribute (any value, ``until-found`` included) and the ``popover`` attribute
+    (a popover is shown only when a script or a click opens it) hide the element and its subtree
+    through the user-agent style sheet, which an author rule can undo
+    (:meth:`tokenslim.html._style.Styler.shows`). ``aria-hidden`` is not a rule: it hides from
+    screen readers, not from eyes, and Chromium draws such text.
     """
-    if "hidden" in attrs:
+    if "hidden" in attrs or "popover" in attrs:
         return "hidden_attribute"
-    aria = attrs.get("aria-hidden")
-    if aria is not None and aria.strip().lower() == "true":
-        return "aria_hidden"
     return None

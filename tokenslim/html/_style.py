@@ -12,21 +12,25 @@ Rules (the names key :attr:`tokenslim.html.Extraction.removed`), each with its t
   every ancestor's opacity and ``filter: opacity()`` at most :data:`MAX_HIDDEN_OPACITY`);
   ``zero_size_box`` (width/height/max-* at most 1px with ``overflow`` hidden or clip);
   ``clip_zero`` (``clip: rect()`` or ``clip-path`` leaving at most 1px, or 99% inset);
-  ``transform_offscreen`` (``scale(0)``, ``scaleX/Y(0)``, a singular ``matrix()``, the ``scale``
+  ``transform_offscreen`` (``scale(0)``, ``scaleX/Y(0)``, ``rotateX/Y(90deg)``, a singular ``matrix()``, the ``scale``
   property, a translation of :data:`OFFSCREEN_PX` or more, ``zoom`` at most 0.05);
-  ``offscreen_position`` (absolute/fixed/relative/sticky with ``left``/``top`` at most
-  -:data:`OFFSCREEN_PX`, or ``right``/``bottom`` at least that, or such a negative margin);
+  ``offscreen_position`` (absolute/fixed/relative with ``left``/``top`` at most
+  -:data:`OFFSCREEN_PX`, or ``right``/``bottom`` at least that, or such a negative margin; a fixed box
+  also with ``top``/``left`` at least :data:`FAR_PX` or ``right``/``bottom`` at most -:data:`OFFSCREEN_PX`,
+  since no scrolling reaches it; never sticky, whose offsets only bound where it sticks);
   ``text_indent_offscreen`` (text-indent at most -:data:`OFFSCREEN_PX`).
 * text hidden (a descendant may show its own text again): ``visibility_hidden`` (hidden or
   collapse; ``visibility: visible`` below shows again); ``font_size_0`` (computed size under
   :data:`MIN_FONT_PX`, relative sizes multiply a 0 parent); ``transparent_text`` (alpha at most
-  0.05); ``same_color_text`` (WCAG contrast ratio of the text colour, blended over its effective
+  0.05, of ``-webkit-text-fill-color`` when set, which paints the text instead of ``color``);
+  ``same_color_text`` (WCAG contrast ratio of the text colour, blended over its effective
   background, below :data:`MIN_CONTRAST`; the background is the nearest ancestor's colours
   blended down to the white default canvas; text over a background image is kept).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,12 +43,17 @@ __all__ = ["State", "Styler", "ROOT_STATE", "MIN_FONT_PX", "MIN_CONTRAST", "MAX_
 
 MIN_FONT_PX = 3.0
 """Text rendered smaller than this (CSS px) is unreadable, so treated as hidden."""
+MIN_LOGICAL_FONT_PX = 6.0
+"""Chromium's minimum logical font size: a size relative to the parent's (em, ex, ch, %, ``smaller``)
+that computes above 0 is drawn at least this large (absolute sizes such as ``1px`` or ``0.1rem`` are not)."""
 MIN_CONTRAST = 1.25
 """WCAG contrast ratio below which text is taken as invisible on its background (#eee on white is 1.16)."""
 MAX_HIDDEN_OPACITY = 0.05
 """Effective opacity at or below which an element is invisible."""
 OFFSCREEN_PX = 1000.0
 """Offsets (px) that move an element out of any screen."""
+FAR_PX = 5000.0
+"""A ``top``/``left`` (px) that puts a fixed box below or right of any screen."""
 
 _VAR_DEPTH = 16
 _MAX_VAR_TOKENS = 5_000
@@ -69,6 +78,10 @@ class State:
         opacity: Product of the element's and its ancestors' opacity.
         custom: Inherited custom properties (``--name`` -> tokens).
         text_rule: Why the element's own text is hidden, or ``None``.
+        fill: ``-webkit-text-fill-color`` (paints the text instead of ``color``), or ``None``.
+        font_abs: An ancestor (or the element) set an absolute font size (px, pt, rem...), which
+            Chromium's smart minimum then respects.
+        in_fixed: Inside a ``position:fixed`` box, which no scrolling moves.
     """
 
     font_px: float = 16.0
@@ -79,6 +92,9 @@ class State:
     opacity: float = 1.0
     custom: Any = None
     text_rule: str | None = None
+    fill: tuple[float, float, float, float] | None = None
+    font_abs: bool = False
+    in_fixed: bool = False
 
 
 ROOT_STATE = State(custom={})
@@ -147,7 +163,70 @@ def _number(t: Any) -> float | None:
         return float(t.value)
     if t.type == "percentage":
         return float(t.value) / 100
+    if t.type == "function" and t.lower_name in _MATH:
+        return _math(t, 0)
     return None
+
+
+_MATH = frozenset(("calc", "min", "max", "clamp"))
+
+
+def _math(t: Any, depth: int) -> float | None:
+    """A unitless ``calc()``/``min()``/``max()``/``clamp()`` (``opacity: calc(0)``), ``None`` if not one."""
+    if depth > 8:
+        return None
+    args = _strip(t.arguments)
+    if t.lower_name != "calc":
+        vals = [_operand(a, depth) for a in args if not (a.type == "literal" and a.value == ",")]
+        if not vals or None in vals:
+            return None
+        nums = [v for v in vals if v is not None]
+        if t.lower_name == "min":
+            return min(nums)
+        if t.lower_name == "max":
+            return max(nums)
+        return max(nums[0], min(nums[1], nums[2])) if len(nums) == 3 else None
+    return _sum(args, depth)
+
+
+def _operand(a: Any, depth: int) -> float | None:
+    if a.type == "number":
+        return float(a.value)
+    if a.type == "() block":
+        return _sum(_strip(a.content), depth + 1)
+    if a.type == "function" and a.lower_name in _MATH:
+        return _math(a, depth + 1)
+    return None
+
+
+def _sum(args: list[Any], depth: int) -> float | None:
+    """``a * b / c + d - e`` over numbers, with the usual precedence."""
+    total, term, op = 0.0, None, "+"
+    sign = 1.0
+    for a in args:
+        if a.type == "literal" and a.value in "*/":
+            op = a.value
+            continue
+        if a.type == "literal" and a.value in "+-":
+            if term is None:
+                return None
+            total += sign * term
+            term, sign, op = None, (1.0 if a.value == "+" else -1.0), "+"
+            continue
+        v = _operand(a, depth)
+        if v is None:
+            return None
+        if term is None:
+            term = v
+        elif op == "*":
+            term *= v
+        elif op == "/":
+            if v == 0:
+                return None
+            term /= v
+        else:
+            return None
+    return None if term is None else total + sign * term
 
 
 def _ident(tokens: list[Any]) -> str | None:
@@ -165,6 +244,8 @@ def _rgba(tokens: list[Any], current: tuple[float, float, float, float]) -> tupl
             return (1.0, 1.0, 1.0, 1.0)
         if t.lower_value in ("canvastext", "windowtext", "buttontext", "fieldtext"):
             return _BLACK
+    if t.type == "function" and t.lower_name == "color-mix":
+        return _color_mix(t, current)
     try:
         c = color4.parse_color(t)
     except Exception:  # noqa: BLE001 - an unparsable colour is ignored, as browsers do
@@ -176,6 +257,48 @@ def _rgba(tokens: list[Any], current: tuple[float, float, float, float]) -> tupl
     except Exception:  # noqa: BLE001
         return None
     return (r, g, b, float(c.alpha))
+
+
+def _color_mix(t: Any, current: tuple[float, float, float, float]) -> tuple[float, float, float, float] | None:
+    """``color-mix(in <space>, c1 [p1], c2 [p2])``, mixed in sRGB (exact for ``in srgb``; close enough for
+    deciding contrast in the other spaces). Percentages follow CSS Color 5: a missing one is 100% minus
+    the other; a sum under 100% scales the alpha."""
+    parts: list[list[Any]] = [[]]
+    for a in _strip(t.arguments):
+        if a.type == "literal" and a.value == ",":
+            parts.append([])
+        else:
+            parts[-1].append(a)
+    if len(parts) != 3 or not parts[0] or _ident(parts[0]) != "in":
+        return None
+    colours: list[tuple[float, float, float, float]] = []
+    pcts: list[float | None] = []
+    for part in parts[1:]:
+        pct = [a for a in part if a.type == "percentage"]
+        col = [a for a in part if a.type != "percentage"]
+        c = _rgba(col, current)
+        if c is None or len(pct) > 1:
+            return None
+        colours.append(c)
+        pcts.append(float(pct[0].value) / 100 if pct else None)
+    p1, p2 = pcts
+    if p1 is None and p2 is None:
+        p1 = p2 = 0.5
+    elif p1 is None:
+        p1 = 1 - (p2 or 0.0)
+    elif p2 is None:
+        p2 = 1 - p1
+    assert p1 is not None and p2 is not None
+    total = p1 + p2
+    if total <= 0:
+        return None
+    (r1, g1, b1, a1), (r2, g2, b2, a2) = colours
+    w1, w2 = p1 / total, p2 / total
+    alpha = a1 * w1 + a2 * w2
+    if alpha <= 0:
+        return (0.0, 0.0, 0.0, 0.0)
+    mix = tuple((x * a1 * w1 + y * a2 * w2) / alpha for x, y in ((r1, r2), (g1, g2), (b1, b2)))
+    return (mix[0], mix[1], mix[2], alpha * min(1.0, total))
 
 
 def _blend(fg: tuple[float, float, float, float], bg: tuple[float, float, float]) -> tuple[float, float, float]:
@@ -197,7 +320,23 @@ def contrast(a: tuple[float, float, float], b: tuple[float, float, float]) -> fl
     return (hi + 0.05) / (lo + 0.05)
 
 
-def _font_size(tokens: list[Any], parent_px: float) -> float | None:
+def _font_size(tokens: list[Any], parent_px: float, logical: bool = False) -> float | None:
+    """The computed size; ``logical``: no ancestor set an absolute size (then Chromium's "smart minimum"
+    lifts a relative size above 0 to :data:`MIN_LOGICAL_FONT_PX`)."""
+    size = _specified_font_size(tokens, parent_px)
+    if logical and size is not None and 0 < size < MIN_LOGICAL_FONT_PX and _relative_size(tokens):
+        return MIN_LOGICAL_FONT_PX
+    return size
+
+
+def _relative_size(tokens: list[Any]) -> bool:
+    """A font size relative to the parent's (em, ex, ch, %, ``smaller``/``larger``)."""
+    t = tokens[0] if tokens else None
+    return t is not None and (t.type == "percentage" or (t.type == "dimension" and t.lower_unit in ("em", "ex", "ch"))
+                              or (t.type == "ident" and t.lower_value in ("smaller", "larger")))
+
+
+def _specified_font_size(tokens: list[Any], parent_px: float) -> float | None:
     if not tokens:
         return None
     t = tokens[0]
@@ -254,12 +393,26 @@ def _transform_hides(tokens: list[Any], font_px: float) -> bool:
             a, b, c, d = [x for x in nums[:4] if x is not None]
             if abs(a * d - b * c) < 1e-4:
                 return True
+        elif name in ("rotatex", "rotatey") and args:
+            deg = _angle(args[0])
+            if deg is not None and abs(math.cos(math.radians(deg))) < 0.01:  # edge-on: no area left
+                return True
         elif name in ("translate", "translatex", "translatey", "translate3d"):
             for a in args[:2]:
                 px = _length(a, font_px)
                 if px is not None and abs(px) >= OFFSCREEN_PX:
                     return True
     return False
+
+
+def _angle(t: Any) -> float | None:
+    """An angle token in degrees (``0`` without a unit counts)."""
+    if t.type == "number" and t.value == 0:
+        return 0.0
+    if t.type != "dimension":
+        return None
+    factor = {"deg": 1.0, "rad": 180 / math.pi, "grad": 0.9, "turn": 360.0}.get(t.lower_unit)
+    return None if factor is None else float(t.value) * factor
 
 
 def _clip_hides(tokens: list[Any], font_px: float) -> bool:
@@ -338,6 +491,8 @@ class Styler:
         self.memo: dict[tuple[Any, ...], tuple[str | None, State]] = {}
         self.states: dict[tuple[Any, ...], State] = {}
         self.keep: list[State] = []
+        self.overlays: dict[tuple[Any, ...], bool] = {}
+        self.keep_decls: list[Any] = []
 
     def element(self, node: Any, tag: str, attrs: dict[Any, Any], parent: State) -> tuple[str | None, State]:
         """``(rule hiding the element's whole subtree or None, the element's state)``."""
@@ -348,18 +503,20 @@ class Styler:
         style = attrs.get("style") if attrs else None
         hints = None
         hint_key = None
-        if attrs and ("bgcolor" in attrs or tag == "font"):
-            hint_key = (attrs.get("color") if tag == "font" else None, attrs.get("bgcolor"))
+        if tag == "button" or (attrs and ("bgcolor" in attrs or tag == "font")):
+            hint_key = (attrs.get("color") if tag == "font" else None, attrs.get("bgcolor") if attrs else None,
+                        tag == "button")
             hints = self.hints.get(hint_key)
             if hints is None:
-                hints = self.hints[hint_key] = _hints(tag, attrs)
+                hints = self.hints[hint_key] = _hints(tag, attrs or {})
         inline = self._inline(style) if style else None
         if not decls and not inline and not hints:
             return None, parent
         # Elements with the same declarations (the cascade shares one dict between elements matched
         # alike; parsed inline styles and hints are cached per page) under the same parent state
         # compute the same result. Everything keyed by id() is kept alive by this Styler.
-        key = (id(parent), id(decls), style, hint_key)
+        inline_tag = tag in INLINE_TAGS
+        key = (id(parent), id(decls), style, hint_key, inline_tag)
         got = self.memo.get(key)
         if got is None:
             merged: dict[str, tuple[tuple[Any, ...], list[Any]]] = dict(hints) if hints else {}
@@ -369,9 +526,78 @@ class Styler:
                         old = merged.get(name)
                         if old is None or kv[0] >= old[0]:
                             merged[name] = kv
-            got = self.memo[key] = self._compute(merged, parent)
+            got = self.memo[key] = self._compute(merged, parent, inline_tag)
             self.keep.append(parent)  # keeps id(parent) unique while the memo lives
         return got
+
+    def shows(self, decls: dict[Any, Any] | None, attrs: dict[Any, Any], tag: str = "") -> bool:
+        """Whether author CSS sets ``display`` to a value other than ``none`` on an element that the
+        user-agent style sheet hides (``[hidden]``, a ``popover`` not opened): author rules beat it,
+        so ``[hidden]{display:block}`` shows the element again. ``hidden="until-found"`` is hidden by
+        ``content-visibility`` instead, which ``display`` does not undo, and which a non-replaced inline
+        box (``<span>``, ``<a>``...) does not take: there it hides nothing."""
+        if (attrs.get("hidden") or "").strip().lower() == "until-found":
+            return tag in INLINE_TAGS and "popover" not in attrs
+        style = attrs.get("style")
+        best = None
+        for src in (decls, self._inline(style) if style else None):
+            kv = src.get("display") if src else None
+            if kv is not None and (best is None or kv[0] >= best[0]):
+                best = kv
+        if best is None:
+            return False
+        toks = _strip(best[1])
+        return bool(toks) and _ident(toks) not in ("none", "revert", "revert-layer", "unset", "initial", "inherit")
+
+    def covers(self, decls: dict[Any, Any] | None, attrs: dict[Any, Any] | None) -> bool:
+        """Whether the element is an opaque overlay: ``position:absolute`` with every inset 0 (or
+        top/left 0 and width/height 100%), an opaque background colour or image, and no negative
+        ``z-index``. Positioned boxes paint above in-flow content, so the text of the block it sits
+        in is covered (rule ``covered_text``, applied by the walk)."""
+        style = attrs.get("style") if attrs else None
+        inline = self._inline(style) if style else None
+        if not (decls and "position" in decls) and not (inline and "position" in inline):
+            return False
+        key = (id(decls), style)
+        got = self.overlays.get(key)
+        if got is None:
+            got = self.overlays[key] = self._covers(decls, inline)
+            self.keep_decls.append(decls)
+        return got
+
+    def _covers(self, decls: dict[Any, Any] | None, inline: dict[Any, Any] | None) -> bool:
+        merged: dict[str, tuple[tuple[Any, ...], list[Any]]] = {}
+        for src in (decls, inline):
+            for name, kv in (src or {}).items():
+                old = merged.get(name)
+                if old is None or kv[0] >= old[0]:
+                    merged[name] = kv
+
+        def value(name: str) -> list[Any]:
+            kv = merged.get(name)
+            return _strip(kv[1]) if kv is not None else []
+
+        if _ident(value("position")) != "absolute":
+            return False
+        z = value("z-index")
+        if z and z[0].type == "number" and z[0].value < 0:
+            return False
+        inset = _box(value("inset") or None)
+        sides = [value(n)[:1] or ([inset[i]] if inset[i] is not None else []) for i, n in
+                 enumerate(("top", "right", "bottom", "left"))]
+        zero = [bool(t) and _length(t[0], 16.0) == 0.0 for t in sides]
+        full = [bool(t) and t[0].type == "percentage" and t[0].value >= 100 for t in (value("width"), value("height"))]
+        if not (all(zero) or (zero[0] and zero[3] and all(full))):
+            return False
+        for name in ("background", "background-color", "background-image"):
+            toks = value(name)
+            if any(t.type == "url" or (t.type == "function" and t.lower_name == "url") for t in toks):
+                return True
+            for t in toks:
+                c = _rgba([t], _BLACK) if t.type in ("ident", "hash", "function") else None
+                if c is not None and c[3] >= 0.9:
+                    return True
+        return False
 
     def _inline(self, style: str) -> dict[Any, Any]:
         got = self.inline.get(style)
@@ -382,13 +608,15 @@ class Styler:
     def _intern(self, state: State) -> State:
         """One object per distinct state, so that equal parent states share memo entries."""
         key = (state.font_px, state.color, state.visible, state.bg, state.bg_image, state.opacity,
-               id(state.custom), state.text_rule)
+               id(state.custom), state.text_rule, state.fill, state.font_abs, state.in_fixed)
         got = self.states.get(key)
         if got is None:
             got = self.states[key] = state
         return got
 
-    def _compute(self, merged: dict[str, tuple[tuple[Any, ...], list[Any]]], parent: State) -> tuple[str | None, State]:
+    def _compute(
+        self, merged: dict[str, tuple[tuple[Any, ...], list[Any]]], parent: State, inline_tag: bool = False
+    ) -> tuple[str | None, State]:
         custom = parent.custom
         own_custom = [(n, kv[1]) for n, kv in merged.items() if n.startswith("--")]
         if own_custom:
@@ -408,8 +636,11 @@ class Styler:
             return toks or None
 
         font_px = parent.font_px
+        font_abs = parent.font_abs
         fs = value("font-size")
-        size = _font_size(fs, parent.font_px) if fs else None
+        size = _font_size(fs, parent.font_px, not parent.font_abs) if fs else None
+        if size is not None and fs:
+            font_abs = parent.font_abs if _relative_size(fs) else fs[0].type != "ident"
         if size is None:
             font = value("font")
             size = _font_shorthand_size(font, parent.font_px) if font else None
@@ -421,7 +652,8 @@ class Styler:
             if z is not None and 0 < z <= MAX_HIDDEN_OPACITY:
                 return "transform_offscreen", parent
 
-        rule = None if _SUBTREE_PROPERTIES.isdisjoint(merged) else self._subtree_rule(value, font_px)
+        rule = None if _SUBTREE_PROPERTIES.isdisjoint(merged) else self._subtree_rule(
+            value, font_px, inline_tag, parent.in_fixed)
         opacity = parent.opacity
         op = value("opacity")
         if op:
@@ -480,22 +712,36 @@ class Styler:
         if image:
             bg_image = True
 
+        fill = parent.fill
+        f = value("-webkit-text-fill-color")
+        if f:
+            fill = None if _ident(f) == "currentcolor" else _rgba(f, color) or fill
+        paint = fill or color
         if not visible:
             text_rule: str | None = "visibility_hidden"
         elif font_px < MIN_FONT_PX:
             text_rule = "font_size_0"
-        elif color[3] <= MAX_HIDDEN_OPACITY:
+        elif paint[3] <= MAX_HIDDEN_OPACITY:
             text_rule = "transparent_text"
-        elif not bg_image and contrast(_blend(color, bg), bg) < MIN_CONTRAST:
+        elif not bg_image and contrast(_blend(paint, bg), bg) < MIN_CONTRAST:
             text_rule = "same_color_text"
         else:
             text_rule = None
-        state = State(font_px, color, visible, bg, bg_image, opacity, custom, text_rule)
+        in_fixed = parent.in_fixed or ("position" in merged and _ident(value("position") or []) == "fixed")
+        state = State(font_px, color, visible, bg, bg_image, opacity, custom, text_rule, fill, font_abs, in_fixed)
         return None, parent if state == parent else self._intern(state)
 
-    def _subtree_rule(self, value: Any, font_px: float) -> str | None:
-        if _ident(value("display") or []) == "none":
+    def _subtree_rule(self, value: Any, font_px: float, inline_tag: bool = False, in_fixed: bool = False) -> str | None:
+        display = _ident(value("display") or [])
+        if display == "none":
             return "display_none"
+        pos = _ident(value("position") or [])
+        # A non-replaced inline box (<span>, <em>... unless display, position or float makes it a block)
+        # ignores width/height, transforms and containment, so those hide nothing on it (as in Chromium).
+        inline = (display in ("inline", "contents") if display else inline_tag) and pos not in ("absolute", "fixed") and (
+            _ident(value("float") or []) in (None, "none"))
+        if inline:
+            return self._inline_rule(value, font_px, pos, in_fixed)
         if _ident(value("content-visibility") or []) == "hidden":
             return "content_visibility_hidden"
         overflow: set[str] = set()
@@ -519,26 +765,44 @@ class Styler:
         tl = value("translate")
         if tl and any(p is not None and abs(p) >= OFFSCREEN_PX for p in (_length(t, font_px) for t in tl[:2])):
             return "transform_offscreen"
-        pos = _ident(value("position") or [])
+        return self._position_rule(value, font_px, pos, in_fixed=in_fixed)
+
+    def _inline_rule(self, value: Any, font_px: float, pos: str | None, in_fixed: bool) -> str | None:
+        """:meth:`_subtree_rule` for an inline box: offsets still apply, and any ``clip-path`` hides it
+        (Chromium clips the blocks inside an inline box away: its reference box is the line fragments)."""
+        cp = value("clip-path")
+        if cp and _ident(cp) != "none":
+            return "clip_zero"
+        return self._position_rule(value, font_px, pos, inline=True, in_fixed=in_fixed)
+
+    def _position_rule(
+        self, value: Any, font_px: float, pos: str | None, *, inline: bool = False, in_fixed: bool = False
+    ) -> str | None:
         inset = _box(value("inset"))
         sides: dict[str, float | None] = {}
         for i, name in enumerate(("top", "right", "bottom", "left")):
             toks = value(name)
             t = toks[0] if toks else inset[i]
             sides[name] = _length(t, font_px) if t is not None else None
-        if pos in ("absolute", "fixed", "relative", "sticky"):
+        if pos in ("absolute", "fixed", "relative"):
             if any((v := sides[s]) is not None and v <= -OFFSCREEN_PX for s in ("top", "left")) or any(
                 (v := sides[s]) is not None and v >= OFFSCREEN_PX for s in ("right", "bottom")
             ):
                 return "offscreen_position"
+        if pos == "fixed" or (in_fixed and pos in ("absolute", "relative")):
+            # Fixed to the viewport (or inside a fixed box), so no scrolling reaches it beyond the far edges either.
+            if any((v := sides[s]) is not None and v >= FAR_PX for s in ("top", "left")) or any(
+                (v := sides[s]) is not None and v <= -OFFSCREEN_PX for s in ("right", "bottom")
+            ):
+                return "offscreen_position"
         margin = _box(value("margin"))
-        for i, name in ((0, "margin-top"), (3, "margin-left")):
+        for i, name in ((3, "margin-left"),) if inline else ((0, "margin-top"), (3, "margin-left")):
             toks = value(name)
             t = toks[0] if toks else margin[i]
             px = _length(t, font_px) if t is not None else None
             if px is not None and px <= -OFFSCREEN_PX:
                 return "offscreen_position"
-        ti = value("text-indent")
+        ti = value("text-indent")  # inherited: on an inline box it still indents the blocks inside it
         if ti:
             px = _length(ti[0], font_px)
             if px is not None and px <= -OFFSCREEN_PX:
@@ -546,16 +810,27 @@ class Styler:
         return None
 
 
+INLINE_TAGS = frozenset(
+    "a abbr b bdi bdo big cite code data dfn em font i kbd mark q s samp small span strike strong sub sup time tt u "
+    "var label".split()
+)
+"""Elements whose default box is a non-replaced inline box (width, height, transforms do not apply)."""
+
 _SUBTREE_PROPERTIES = frozenset(
-    """display content-visibility overflow overflow-x overflow-y width height max-width max-height clip clip-path
+    """display float content-visibility overflow overflow-x overflow-y width height max-width max-height clip clip-path
     transform scale translate position inset top right bottom left margin margin-top margin-left text-indent""".split()
 )
 """Every property :meth:`Styler._subtree_rule` reads: an element declaring none of them is not hidden by it."""
 
 
 def _hints(tag: str, attrs: dict[Any, Any]) -> dict[str, tuple[tuple[Any, ...], list[Any]]]:
-    """Presentational hints: ``<font color>`` and ``bgcolor`` attributes, below every author rule."""
+    """Presentational hints: ``<font color>`` and ``bgcolor`` attributes, below every author rule; and
+    the user-agent colours and font size of ``<button>``, which does not inherit the page's."""
     out: dict[str, tuple[tuple[Any, ...], list[Any]]] = {}
+    if tag == "button":
+        out["color"] = (HINT_KEY, tinycss2.parse_component_value_list("buttontext"))
+        out["background-color"] = (HINT_KEY, tinycss2.parse_component_value_list("buttonface"))
+        out["font-size"] = (HINT_KEY, tinycss2.parse_component_value_list("13.333px"))
     for attr, prop in (("color", "color"), ("bgcolor", "background-color")):
         if attr == "color" and tag != "font":
             continue

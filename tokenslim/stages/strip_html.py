@@ -121,12 +121,12 @@ def _extract_json(text: str, *, keep_tables: bool, max_bytes: int) -> Extraction
     return Extraction(text=new, input_chars=len(text), removed=removed) if changed else None
 
 
-def _extract(text: str, *, keep_tables: bool, max_bytes: int) -> Extraction | None:
+def _extract(text: str, *, keep_tables: bool, max_bytes: int, renderer: str = "python") -> Extraction | None:
     if not looks_like_html(text):
         return None
-    if is_json_text(text):
+    if is_json_text(text):  # values extracted one by one with the Python rules: no page to render
         return _extract_json(text, keep_tables=keep_tables, max_bytes=max_bytes)
-    ex = extract(text, keep_tables=keep_tables, max_bytes=max_bytes)
+    ex = extract(text, keep_tables=keep_tables, max_bytes=max_bytes, renderer=renderer)
     return None if code_not_page(text, ex) else ex
 
 
@@ -141,13 +141,16 @@ def _detail(chunk: Chunk, ex: Extraction) -> str:
     return "; ".join(parts)
 
 
-def plan_strip(chunks: list[Chunk], *, keep_tables: bool, max_bytes: int) -> list[tuple[Chunk, Extraction | None]]:
+def plan_strip(
+    chunks: list[Chunk], *, keep_tables: bool, max_bytes: int, renderer: str = "python"
+) -> list[tuple[Chunk, Extraction | None]]:
     """Extract every HTML-looking chunk; ``None`` marks a chunk left as it is.
 
     Args:
         chunks: The request's chunks.
         keep_tables: Keep table rows in the extracted text.
         max_bytes: Largest page accepted (characters).
+        renderer: ``"python"`` or ``"chromium"`` (see :func:`tokenslim.html.extract`).
 
     Returns:
         One ``(chunk, extraction or None)`` pair per chunk, in order.
@@ -155,7 +158,7 @@ def plan_strip(chunks: list[Chunk], *, keep_tables: bool, max_bytes: int) -> lis
     Raises:
         InputTooLarge: an HTML chunk is larger than ``max_bytes``.
     """
-    return [(c, _extract(c.text, keep_tables=keep_tables, max_bytes=max_bytes)) for c in chunks]
+    return [(c, _extract(c.text, keep_tables=keep_tables, max_bytes=max_bytes, renderer=renderer)) for c in chunks]
 
 
 class StripHTML(BaseStage):
@@ -171,6 +174,11 @@ class StripHTML(BaseStage):
         history: Also extract HTML found in history messages (any role). A message is
             kept (its turn structure matters) with the extracted text as content, and its
             original is recorded as a ``kind="turn"`` drop, reason ``"html_boilerplate"``.
+        renderer: ``"python"`` (default): tokenslim's visibility rules, a few ms a page. ``"chromium"``:
+            exact mode, Chromium renders each page and decides which text a reader sees (hidden text
+            recorded as ``"browser_hidden"``); needs ``pip install 'tokenslim[browser]'`` and a Chromium
+            executable (else :class:`~tokenslim.errors.MissingDependency`), and costs a page render
+            (see benchmarks/bench_browser_exact.py). One browser per thread, started on first use.
 
     Each shortened chunk gets metadata ``html_removed`` (rule -> ``{"count", "chars"}``,
     hidden-text rules and ``"boilerplate"``) and ``html_title``; the page title also
@@ -178,18 +186,26 @@ class StripHTML(BaseStage):
     """
 
     def __init__(
-        self, *, min_chars: int = 1, keep_tables: bool = True, max_bytes: int = MAX_HTML_BYTES, history: bool = True
+        self,
+        *,
+        min_chars: int = 1,
+        keep_tables: bool = True,
+        max_bytes: int = MAX_HTML_BYTES,
+        history: bool = True,
+        renderer: str = "python",
     ) -> None:
         self.min_chars = min_chars
         self.keep_tables = keep_tables
         self.max_bytes = max_bytes
         self.history = history
+        self.renderer = renderer
 
     def validate(self) -> None:
         """Check the parameters.
 
         Raises:
-            ConfigError: ``min_chars`` < 1 or ``max_bytes`` < 1, or ``keep_tables``/``history`` not a bool.
+            ConfigError: ``min_chars`` < 1 or ``max_bytes`` < 1, ``keep_tables``/``history`` not a bool, or
+                ``renderer`` neither ``"python"`` nor ``"chromium"``.
         """
         check(
             isinstance(self.min_chars, int) and self.min_chars >= 1, self,
@@ -201,10 +217,14 @@ class StripHTML(BaseStage):
         )
         check(isinstance(self.keep_tables, bool), self, f"keep_tables must be a bool, got {self.keep_tables!r}")
         check(isinstance(self.history, bool), self, f"history must be a bool, got {self.history!r}")
+        check(
+            self.renderer in ("python", "chromium"), self,
+            f"renderer must be 'python' or 'chromium', got {self.renderer!r}",
+        )
 
     def apply(self, result: Result) -> Result:
         """Extract HTML chunks (recorded with ``result.shorten``), drop empty pages, extract HTML messages."""
-        plan = plan_strip(result.chunks, keep_tables=self.keep_tables, max_bytes=self.max_bytes)
+        plan = plan_strip(result.chunks, keep_tables=self.keep_tables, max_bytes=self.max_bytes, renderer=self.renderer)
         out: list[Chunk] = []
         for chunk, ex in plan:
             if ex is None:
@@ -238,7 +258,10 @@ class StripHTML(BaseStage):
         messages = []
         for i, msg in enumerate(result.history):
             content = msg.get("content")
-            ex = _extract(content, keep_tables=self.keep_tables, max_bytes=self.max_bytes) if isinstance(content, str) else None
+            ex = (
+                _extract(content, keep_tables=self.keep_tables, max_bytes=self.max_bytes, renderer=self.renderer)
+                if isinstance(content, str) else None
+            )
             if ex is None or not isinstance(content, str):
                 messages.append(msg)
                 continue

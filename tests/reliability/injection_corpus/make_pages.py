@@ -184,6 +184,52 @@ T = [
      '<p class="para&nbsp;k">{p}</p>', {}),
     ("class_non_ascii_escaped", "stylesheet rule on a non-ASCII class written with CSS escapes (.r\\e9 sum\\e9)",
      ".r\\e9 sum\\e9{visibility:hidden}", "", '<div class="résumé">{i}</div>', None, {}),
+    # the classes closed with the browser as the judge (tests/html/test_browser_oracle.py)
+    ("fixed_bottom_offscreen", "position:fixed;bottom:-9999px, below the viewport (control: absolute, reachable by scrolling)",
+     "", "", '<div style="position:fixed;bottom:-9999px">{i}</div>', '<p style="position:absolute;bottom:-9999px">{p}</p>',
+     {}),
+    ("fixed_right_offscreen", "position:fixed;right:-9999px, right of the viewport", "", "",
+     '<div style="position:fixed;top:0;right:-9999px">{i}</div>', None, {}),
+    ("noembed", "<noembed> content (never rendered)", "", "", "<noembed><p>{i}</p></noembed>", None, {}),
+    ("noframes", "<noframes> content (never rendered)", "", "", "<noframes><p>{i}</p></noframes>", None, {}),
+    ("variation_selectors", "instruction spelled in Unicode variation selectors on a visible word", "", "",
+     "<p>Read more{i}</p>", None, {"encode": "variation_selectors"}),
+    ("dialog_closed", "<dialog> without open (control: <dialog open>)", "", "", "<dialog><p>{i}</p></dialog>",
+     '<dialog open style="position:static">{p}</dialog>', {}),
+    ("hidden_overridden", "hidden attribute (control: [hidden] set back to display:block by a stylesheet)",
+     "[hidden].shown{display:block}", "", "<p hidden>{i}</p>", '<p hidden class="shown">{p}</p>', {}),
+    ("popover", "popover never opened (control: a popover a stylesheet displays)", ".open-pop{display:block;position:static}",
+     "", "<div popover>{i}</div>", '<div popover class="open-pop">{p}</div>', {}),
+    ("shadow_root", "declarative shadow DOM: unslotted light DOM hidden (control: the shadow root's own text)", "", "",
+     '<div><template shadowrootmode="open"><p>Shadow note.</p></template><p>{i}</p></div>',
+     '<div><template shadowrootmode="open"><p>{p}</p></template></div>', {}),
+    ("button_label", "a button hidden by display:none (control: a button label, which is on screen)", "", "",
+     '<button style="display:none">{i}</button>', "<button>{p}</button>", {}),
+    ("text_fill_transparent", "-webkit-text-fill-color:transparent (control: white color, dark fill)", "", "",
+     '<p style="-webkit-text-fill-color:transparent">{i}</p>', '<p style="color:#fff;-webkit-text-fill-color:#222">{p}</p>',
+     {}),
+    ("rotate_x", "transform:rotateX(90deg), edge-on (control: rotateX(20deg))", "", "",
+     '<p style="transform:rotateX(90deg)">{i}</p>', '<p style="transform:rotateX(20deg)">{p}</p>', {}),
+    ("color_mix", "color:color-mix(in srgb, white 100%, black) on white (control: 20% white)", "", "",
+     '<p style="color:color-mix(in srgb, white 100%, black)">{i}</p>',
+     '<p style="color:color-mix(in srgb, white 20%, black)">{p}</p>', {}),
+    ("opacity_calc", "opacity:calc(0) (control: calc(0.5 + 0.4))", "", "", '<p style="opacity:calc(0)">{i}</p>',
+     '<p style="opacity:calc(0.5 + 0.4)">{p}</p>', {}),
+    ("ruby_rp", "<rp> inside <ruby> (never rendered by a ruby-aware browser)", "", "",
+     "<p><ruby>R<rp>{i}</rp><rt>r</rt></ruby></p>", None, {}),
+    ("progress_fallback", "fallback content of <progress> (a replaced element)", "", "",
+     '<progress max="1">{i}</progress>', None, {}),
+    ("opaque_overlay", "text covered by an opaque absolutely positioned overlay (control: a translucent overlay)", "", "",
+     '<div style="position:relative"><p>{i}</p><div style="position:absolute;inset:0;background:#fff"></div></div>',
+     '<div style="position:relative"><p>{p}</p><div style="position:absolute;inset:0;background:rgba(255,255,255,.2)">'
+     "</div></div>", {}),
+    # classes found by differential fuzzing against Chromium (benchmarks/bench_browser_fuzz.py)
+    ("inline_box_transform", "transform:scale(0) on a block (control: on an inline <span>, where transforms do not apply)",
+     "", "", '<div style="transform:scale(0)">{i}</div>', '<p><span style="transform:scale(0)">{p}</span></p>', {}),
+    ("relative_font_minimum", "font-size:0.1rem, 1.6px (control: font-size:0.1em, drawn at Chromium's 6px minimum)",
+     "", "", '<p style="font-size:0.1rem">{i}</p>', '<p style="font-size:0.1em">{p}</p>', {}),
+    ("until_found_inline", 'hidden="until-found" on a block (control: on an inline <span>, which it cannot hide)',
+     "", "", '<div hidden="until-found">{i}</div>', '<p><span hidden="until-found">{p}</span></p>', {}),
 ]
 
 LAYOUTS = [
@@ -216,13 +262,18 @@ def _examples() -> list[dict]:
     return out
 
 
+def _encode(text: str) -> str:
+    """``text`` as variation selectors, one per UTF-8 byte (U+FE00-FE0F for 0-15, U+E0100-E01EF above)."""
+    return "".join(chr(0xFE00 + b) if b < 16 else chr(0xE0100 + b - 16) for b in text.encode("utf-8"))
+
+
 def main() -> None:
     examples = _examples()
     manifest_path = HERE / "manifest.json"
     manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-    pages = [p for p in manifest["pages"] if int(p["file"][:2]) < FIRST]
+    pages = [p for p in manifest["pages"] if int(p["file"].split("_")[0]) < FIRST]
     for old in HERE.glob("*.html"):
-        if int(old.name[:2]) >= FIRST:
+        if int(old.name.split("_")[0]) >= FIRST:
             old.unlink()
     canary = FIRST_CANARY
     for n, (slug, technique, css, head, hidden, control, opts) in enumerate(T):
@@ -235,7 +286,7 @@ def main() -> None:
             canary += 1
         hidden_html = hidden
         for text in instr:
-            hidden_html = hidden_html.replace("{i}", text, 1)
+            hidden_html = hidden_html.replace("{i}", _encode(text) if opts.get("encode") else text, 1)
         visible = paras[:3]
         parts = [f"<p>{visible[0]}</p>", hidden_html, f"<p>{visible[1]}</p>"]
         if control is not None and len(paras) > 3:

@@ -1,0 +1,236 @@
+// Which text nodes of the rendered page a reader sees (tokenslim.html._browser runs this in Chromium).
+// Returns [[text, reason], ...] per non-blank text node of the composed tree (shadow roots included),
+// in document order; reason is "" for visible text, else the first check that failed.
+(opts) => {
+  const W = window.innerWidth, H = window.innerHeight;
+  const MIN_PX = opts.minPx, MIN_FONT = opts.minFontPx, MIN_CONTRAST = opts.minContrast, MAX_ALPHA = opts.maxAlpha;
+  const SKIP = new Set(["SCRIPT", "STYLE", "TEMPLATE", "HEAD", "TITLE", "NOSCRIPT"]);
+  const REPLACED = new Set(["IMG", "VIDEO", "CANVAS", "IFRAME", "OBJECT", "EMBED", "svg", "PICTURE", "INPUT"]);
+  // Scripts never run here, but a reader's browser runs them; a page that hides its body until a script
+  // reveals it (body.fadein{opacity:0}) says so in <noscript><style>: those style sheets apply, as in
+  // tokenslim's extraction (<noscript> itself stays hidden, as with scripting on).
+  for (const ns of document.querySelectorAll("noscript")) {
+    for (const m of ns.textContent.matchAll(/<style[^>]*>([\s\S]*?)<\/style/gi)) {
+      const st = document.createElement("style");
+      st.textContent = m[1];
+      document.head.appendChild(st);
+    }
+  }
+  window.scrollTo(0, 0);
+  const styles = new Map();
+  const cs = (e) => { let s = styles.get(e); if (!s) { s = getComputedStyle(e); styles.set(e, s); } return s; };
+  // The composed-tree parent: a slotted element's slot, a shadow root's host, else the parent element.
+  const up = (e) => e.assignedSlot || e.parentElement || (e.parentNode && e.parentNode.host) || null;
+  const canvas = document.createElement("canvas");
+  canvas.width = canvas.height = 1;
+  const ctx = canvas.getContext("2d", { willReadFrequently: true });
+  const colors = new Map();
+  // Any CSS colour the browser computed (rgb(), color(srgb ...), oklch()...) as [r, g, b, a] in 0..1.
+  const rgba = (s) => {
+    let c = colors.get(s);
+    if (c) return c;
+    ctx.clearRect(0, 0, 1, 1);
+    ctx.fillStyle = "#000";
+    ctx.fillStyle = s;
+    ctx.fillRect(0, 0, 1, 1);
+    const d = ctx.getImageData(0, 0, 1, 1).data;
+    const a = d[3] / 255;
+    c = a ? [d[0] / 255 / a, d[1] / 255 / a, d[2] / 255 / a, a] : [0, 0, 0, 0];
+    colors.set(s, c);
+    return c;
+  };
+  const lum = (c) => {
+    const f = (x) => (x <= 0.04045 ? x / 12.92 : Math.pow((x + 0.055) / 1.055, 2.4));
+    return 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2]);
+  };
+  const contrast = (a, b) => { const x = lum(a), y = lum(b); return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05); };
+  const over = (fg, bg) => [0, 1, 2].map((i) => fg[i] * fg[3] + bg[i] * (1 - fg[3]));
+  const filterOpacity = (f) => {
+    let o = 1;
+    if (f && f !== "none") for (const m of f.matchAll(/opacity\(([\d.eE+-]+)(%?)\)/g)) o *= parseFloat(m[1]) / (m[2] ? 100 : 1);
+    return o;
+  };
+  const root = document.documentElement;
+  const viewportStyle = cs(root).overflowX === "visible" && document.body ? cs(document.body) : cs(root);
+  const scroller = document.scrollingElement || root;  // <body> in quirks mode
+  const docW = ["hidden", "clip"].includes(viewportStyle.overflowX) ? W : Math.max(W, scroller.scrollWidth);
+  const docH = ["hidden", "clip"].includes(viewportStyle.overflowY) ? H : Math.max(H, scroller.scrollHeight);
+
+  // Per element: why its text is hidden before geometry ("" if not), the clip box (page coordinates)
+  // from overflow:hidden/clip ancestors, and whether it sits in a fixed box (bounded by the viewport).
+  const info = new Map();
+  const elementInfo = (el) => {
+    let got = info.get(el);
+    if (got) return got;
+    const s = cs(el);
+    // A display:contents element has no box of its own (checkVisibility is false, hit-testing skips it):
+    // its text is laid out in the nearest ancestor box.
+    let box = el;
+    while (box && cs(box).display === "contents") box = up(box);
+    let reason = "";
+    if (!box || !box.checkVisibility({ opacityProperty: true, visibilityProperty: true })) reason = "checkVisibility";
+    else if (s.visibility !== "visible") reason = "checkVisibility";
+    let opacity = 1, fixed = false, escaped = false, scroller = false, clipped = false;
+    let clip = [-Infinity, -Infinity, Infinity, Infinity];
+    for (let e = el; e; e = up(e)) {
+      const es = cs(e);
+      opacity *= parseFloat(es.opacity) * filterOpacity(es.filter);
+      if (es.clipPath !== "none" || (es.clip && es.clip !== "auto")) clipped = true;
+      // content-visibility:hidden skips an element's own content (checkVisibility only looks at ancestors);
+      // it needs layout containment, which a non-replaced inline box does not take
+      if (es.contentVisibility === "hidden" && es.display !== "inline" && !reason) reason = "checkVisibility";
+      const pos = es.position;
+      if (!escaped && !fixed) {
+        const clips = ["hidden", "clip"].includes(es.overflowX) || ["hidden", "clip"].includes(es.overflowY);
+        if (["auto", "scroll"].includes(es.overflowX) || ["auto", "scroll"].includes(es.overflowY)) {
+          if (e !== root && e !== document.body) scroller = true;
+        } else if (clips && e !== root && e !== document.body) {
+          const r = e.getBoundingClientRect();
+          clip = [Math.max(clip[0], r.left + scrollX), Math.max(clip[1], r.top + scrollY),
+                  Math.min(clip[2], r.right + scrollX), Math.min(clip[3], r.bottom + scrollY)];
+        }
+      }
+      if (escaped && pos !== "static") escaped = false;
+      if (pos === "fixed") fixed = true;
+      else if (pos === "absolute") escaped = true;
+    }
+    if (!reason && opacity <= MAX_ALPHA) reason = "opacity";
+    if (!reason && parseFloat(s.fontSize) < MIN_FONT) reason = "font_size";
+    if (!reason) {
+      const fill = rgba(s.webkitTextFillColor || s.color);
+      const stroke = parseFloat(s.webkitTextStrokeWidth) > 0 ? rgba(s.webkitTextStrokeColor) : [0, 0, 0, 0];
+      if (fill[3] <= MAX_ALPHA && stroke[3] <= MAX_ALPHA) reason = "transparent";
+    }
+    got = { reason, fixed, clip, scroller, clipped, style: s, box };
+    info.set(el, got);
+    return got;
+  };
+  // A gradient whose every colour stop is opaque (a fade to transparent lets the text through).
+  const solidGradient = (img) => {
+    const stops = img.match(/(rgba?|color|hsla?|oklch|oklab|lab|lch)\([^()]*\)|transparent/g) || [];
+    return stops.length > 0 && stops.every((c) => c !== "transparent" && rgba(c)[3] >= 0.9);
+  };
+  const inside = (a, b) => b === a || a.contains(b) || (b.getRootNode() !== a.getRootNode() && a.contains(b.getRootNode().host));
+  // Is this element painted opaque over what lies below (an opaque background, an image, a replaced element)?
+  const opaque = (e) => {
+    const s = cs(e);
+    if (REPLACED.has(e.tagName) || s.backgroundImage.includes("url(")) return true;
+    if (s.backgroundImage !== "none" && !solidGradient(s.backgroundImage)) return false;
+    return s.backgroundImage !== "none" || rgba(s.backgroundColor)[3] >= 0.9;
+  };
+  // The text colour against what is painted below it at a point; null when an image is below (unknown).
+  const contrastAt = (el, s, stack, idx) => {
+    const layers = [];
+    for (let i = idx; i < stack.length; i++) {
+      const e = stack[i], es = cs(e);
+      if (i > idx && (REPLACED.has(e.tagName) || es.backgroundImage !== "none")) return null;
+      if (i === idx && es.backgroundImage !== "none") return null;
+      const c = rgba(es.backgroundColor);
+      if (c[3] > 0) layers.push(c);
+      if (c[3] >= 1) break;
+    }
+    let bg = [1, 1, 1];
+    for (let i = layers.length - 1; i >= 0; i--) bg = over(layers[i], bg);
+    const fill = rgba(s.webkitTextFillColor || s.color);
+    let best = contrast(over(fill, bg), bg);
+    if (parseFloat(s.webkitTextStrokeWidth) > 0) {
+      const stroke = rgba(s.webkitTextStrokeColor);
+      best = Math.max(best, contrast(over(stroke, bg), bg));
+    }
+    return best;
+  };
+
+  const out = [];
+  const range = document.createRange();
+  const visit = (node) => {
+    if (node.nodeType === Node.TEXT_NODE) {
+      const text = node.data;
+      if (!text.trim()) return;
+      const el = node.parentElement;
+      if (!el) return;
+      out.push([node, el]);
+      return;
+    }
+    if (node.nodeType !== Node.ELEMENT_NODE && node.nodeType !== Node.DOCUMENT_FRAGMENT_NODE) return;
+    if (node.nodeType === Node.ELEMENT_NODE && SKIP.has(node.tagName)) return;
+    if (node.shadowRoot) visit(node.shadowRoot);
+    for (let c = node.firstChild; c; c = c.nextSibling) visit(c);
+  };
+  if (document.body) visit(document.body);
+
+  // Geometry at scroll (0, 0): text rects inside the document (or the viewport for fixed boxes) and clips.
+  const pending = [];
+  const results = out.map(([node, el]) => {
+    const e = elementInfo(el);
+    if (e.reason) return [node.data, e.reason];
+    range.selectNodeContents(node);
+    const boxes = [];
+    for (const r of range.getClientRects()) {
+      let [l, t, rr, b] = [r.left, r.top, r.right, r.bottom];
+      if (!e.fixed) { l += scrollX; t += scrollY; rr += scrollX; b += scrollY; }
+      const area = e.fixed ? [0, 0, W, H] : [0, 0, docW, docH];
+      const c = e.fixed ? area : [Math.max(area[0], e.clip[0]), Math.max(area[1], e.clip[1]),
+                                  Math.min(area[2], e.clip[2]), Math.min(area[3], e.clip[3])];
+      l = Math.max(l, c[0]); t = Math.max(t, c[1]); rr = Math.min(rr, c[2]); b = Math.min(b, c[3]);
+      if (rr - l >= MIN_PX && b - t >= MIN_PX) boxes.push([l, t, rr, b]);
+    }
+    if (!boxes.length) return [node.data, "geometry"];
+    const res = [node.data, ""];
+    pending.push([res, el, e, boxes]);
+    return res;
+  });
+
+  // Paint: at up to three rects per node, is the element on top (not covered by an opaque box, not
+  // clipped away by clip/clip-path) and does its colour stand out from what is painted below it?
+  for (const [res, el, e, boxes] of pending) {
+    const picks = boxes.length <= 3 ? boxes : [boxes[0], boxes[boxes.length >> 1], boxes[boxes.length - 1]];
+    let reason = "";
+    for (const [l, t, rr, b] of picks) {
+      let x = (l + rr) / 2, y = (t + b) / 2;
+      if (!e.fixed) {
+        window.scrollTo(Math.max(0, x - W / 2), Math.max(0, y - H / 2));
+        x -= scrollX; y -= scrollY;
+      }
+      if (x < 0 || y < 0 || x >= W || y >= H) { reason = ""; break; }  // cannot be scrolled to: geometry decided
+      const rootNode = el.getRootNode();
+      const stack = (rootNode.elementsFromPoint ? rootNode : document).elementsFromPoint(x, y);
+      let idx = stack.indexOf(e.box);
+      if (idx < 0) {
+        if (e.style.pointerEvents === "none" || e.scroller) { reason = ""; break; }
+        // Text overflowing its box (height:0 with overflow visible) is drawn but not hit: then the
+        // nearest ancestor box under the point stands in, unless clip or clip-path cut the text away.
+        if (e.clipped) { reason = "not_painted"; continue; }
+        idx = stack.findIndex((c) => c.contains(e.box) || inside(c, e.box));
+        if (idx < 0) { reason = "not_painted"; continue; }
+      }
+      const cover = stack.slice(0, idx).find((c) => !inside(e.box, c) && opaque(c));
+      if (cover) { reason = "covered"; continue; }
+      const k = contrastAt(e.box, e.style, stack, idx);
+      if (k !== null && k < MIN_CONTRAST) { reason = "contrast"; continue; }
+      reason = "";
+      break;
+    }
+    res[1] = reason;
+  }
+  window.scrollTo(0, 0);
+  if (!opts.serialize) return results;
+  // Exact mode: the page as tokenslim's extractor should read it. Hidden text nodes go; what decided
+  // visibility goes too (style sheets, style attributes, the hidden and popover attributes), so that
+  // the extractor's own rules, reading markup only, find nothing more to hide.
+  let hiddenChars = 0;
+  out.forEach(([node], i) => { if (results[i][1]) { hiddenChars += node.data.length; node.remove(); } });
+  for (const e of document.querySelectorAll("style, link[rel~=stylesheet i]")) e.remove();
+  const roots = [];
+  const strip = (n) => {
+    if (n.nodeType === Node.ELEMENT_NODE) {
+      for (const a of ["style", "hidden", "popover", "bgcolor", "color"]) n.removeAttribute(a);
+      if (n.tagName === "DIALOG") n.setAttribute("open", "");
+      if (n.shadowRoot) { roots.push(n.shadowRoot); strip(n.shadowRoot); }
+    }
+    for (let c = n.firstChild; c; c = c.nextSibling) strip(c);
+  };
+  strip(document.documentElement);
+  for (const r of roots) for (const e of r.querySelectorAll("style, link")) e.remove();
+  return { hiddenChars, hiddenNodes: results.filter((r) => r[1]).length,
+           html: document.documentElement.getHTML({ shadowRoots: roots }) };
+}
