@@ -138,6 +138,7 @@ def _headlines() -> list[str]:
     lc = load("langchain_vs_tokenslim.json")
     sgd = {(r["method"], r["keep_last"]): r for r in load("conversation_sgd.json")["sgd"]}
     fuzz = load("fuzz.json")
+    bf = load("browser_fuzz.json")["results"]
     cache = load("conversation_cache.json")["summary"]
     chat, coqa = cache["sgd"], cache["coqa"]
     structured = load("structured.json")["results"]
@@ -167,6 +168,8 @@ def _headlines() -> list[str]:
         f"stable documents: {100 * (1 - coqa['cache-aware + stable docs']['computed'] / coqa['full']['computed']):.1f}% fewer computed, "
         f"{100 * coqa['cache-aware + stable docs']['gold_kept']:.1f}% of answers kept (per request: {100 * coqa['per-request']['gold_kept']:.1f}%)",
         f"{sum(r['tried'] for r in fuzz):,} fuzzed inputs, {sum(r['unexpected'] for r in fuzz)} unexpected",
+        f"**{bf['hidden_kept']} of {bf['hidden_nodes']:,}** hidden text nodes kept ({100 * bf['hidden_kept_rate']:.2f}%), "
+        f"{bf['visible_dropped']:,} of {bf['visible_nodes']:,} visible ones dropped ({100 * bf['visible_dropped_rate']:.2f}%)",
         f"JSON lookups (API responses, records): **{jl['ratio']:.2f}x** fewer tokens, {pct(jl['answer_kept'])} of answers kept",
         f"(BM25 lines at the same tokens: {100 * jl['peer_bm25_lines']['answer_kept']['mean']:.1f}%)",
         f"table lookups {tl['ratio']:.2f}x at {100 * tl['answer_kept']['mean']:.1f}%",
