@@ -148,6 +148,7 @@ class Browser:
         else:
             self._body = bytes(html)
         self._page.goto(_URL, wait_until="load")
+        self._settle()
         rows = self._page.evaluate(_probe(), _PROBE_OPTIONS)
         return [TextNode(text, reason) for text, reason in rows]
 
@@ -167,8 +168,14 @@ class Browser:
             raise RuntimeError("a Browser is used by the thread that started it only; create one per thread")
         self._body = b"\xef\xbb\xbf" + html.encode("utf-8", "surrogatepass")
         self._page.goto(_URL, wait_until="load")
+        self._settle()
         got = self._page.evaluate(_probe(), {**_PROBE_OPTIONS, "serialize": True})
         return "<!DOCTYPE html><html>" + got["html"] + "</html>", got["hiddenNodes"], got["hiddenChars"]
+
+    def _settle(self) -> None:
+        """Wait two frames after ``load``: boxes of aborted images and frames can still change the
+        layout for a frame or two, and a box that covers text for a moment is not what a reader sees."""
+        self._page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
 
     def close(self) -> None:
         """Stop Chromium (a later :meth:`text_nodes` starts it again)."""

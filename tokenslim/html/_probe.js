@@ -16,7 +16,7 @@
       document.head.appendChild(st);
     }
   }
-  window.scrollTo(0, 0);
+  window.scrollTo({ left: 0, top: 0, behavior: "instant" });
   const styles = new Map();
   const cs = (e) => { let s = styles.get(e); if (!s) { s = getComputedStyle(e); styles.set(e, s); } return s; };
   // The composed-tree parent: a slotted element's slot, a shadow root's host, else the parent element.
@@ -182,13 +182,13 @@
 
   // Paint: at up to three rects per node, is the element on top (not covered by an opaque box, not
   // clipped away by clip/clip-path) and does its colour stand out from what is painted below it?
-  for (const [res, el, e, boxes] of pending) {
+  const paint = ([res, el, e, boxes]) => {
     const picks = boxes.length <= 3 ? boxes : [boxes[0], boxes[boxes.length >> 1], boxes[boxes.length - 1]];
     let reason = "";
     for (const [l, t, rr, b] of picks) {
       let x = (l + rr) / 2, y = (t + b) / 2;
       if (!e.fixed) {
-        window.scrollTo(Math.max(0, x - W / 2), Math.max(0, y - H / 2));
+        window.scrollTo({ left: Math.max(0, x - W / 2), top: Math.max(0, y - H / 2), behavior: "instant" });  // "instant": a page's scroll-behavior:smooth would make the scroll asynchronous
         x -= scrollX; y -= scrollY;
       }
       if (x < 0 || y < 0 || x >= W || y >= H) { reason = ""; break; }  // cannot be scrolled to: geometry decided
@@ -210,9 +210,13 @@
       reason = "";
       break;
     }
-    res[1] = reason;
-  }
-  window.scrollTo(0, 0);
+    return reason;
+  };
+  for (const entry of pending) entry[0][1] = paint(entry);
+  // A box that covered text at one scroll position may be gone at the next (layout still settling
+  // while the probe scrolls): text is "covered" only when a second look, after every other, agrees.
+  for (const entry of pending) if (entry[0][1] === "covered") entry[0][1] = paint(entry);
+  window.scrollTo({ left: 0, top: 0, behavior: "instant" });
   if (!opts.serialize) return results;
   // Exact mode: the page as tokenslim's extractor should read it. Hidden text nodes go; what decided
   // visibility goes too (style sheets, style attributes, the hidden and popover attributes), so that
