@@ -54,14 +54,23 @@ class _Document:
         return join_spans(self.chunk.text, merged)
 
 
-def _pre_compression(result: Result, chunk: Chunk) -> tuple[Chunk, list[tuple[int, int]] | None]:
-    """The chunk as CompressDocuments received it, and the spans of it that were kept (None: all)."""
-    for d in result.drops:
-        if d.kind == "text" and d.reason == "compressed" and d.chunk_id == chunk.id and isinstance(d.item, Chunk):
-            spans = chunk.metadata.get("kept_spans")
-            if isinstance(spans, list):
-                return d.item, [(int(a), int(b)) for a, b in spans]
-    return chunk, None
+def _pre_compression(result: Result) -> list[tuple[Chunk, list[tuple[int, int]] | None]]:
+    """Per surviving chunk: the chunk as CompressDocuments received it, and the spans of it
+    that were kept (None: all). The drops are indexed once, not searched per chunk."""
+    before = {
+        d.chunk_id: d.item
+        for d in result.drops
+        if d.kind == "text" and d.reason == "compressed" and isinstance(d.item, Chunk)
+    }
+    out: list[tuple[Chunk, list[tuple[int, int]] | None]] = []
+    for chunk in result.chunks:
+        spans = chunk.metadata.get("kept_spans")
+        pre = before.get(chunk.id)
+        if pre is not None and isinstance(spans, list):
+            out.append((pre, [(int(a), int(b)) for a, b in spans]))
+        else:
+            out.append((chunk, None))
+    return out
 
 
 class Conversation:
@@ -162,7 +171,7 @@ class Conversation:
 
     def _stabilise(self, result: Result) -> None:
         """Replace the turn's chunks by the stable block, grown by what this turn kept."""
-        found: list[tuple[Chunk, list[tuple[int, int]] | None]] = [_pre_compression(result, c) for c in result.chunks]
+        found = _pre_compression(result)
         fresh: dict[str, _Document] = {}
         for pre, kept in found:
             doc = self._docs.get(pre.text) or fresh.get(pre.text)

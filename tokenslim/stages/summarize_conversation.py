@@ -36,8 +36,9 @@ def _message_tokens(result: Result, msg: Message) -> int:
     return result.count(f"{msg['role']}: {msg['content']}") + 1
 
 
-def block_cut(history: Sequence[Message], cut: int, fold_every: int) -> int:
-    """The last block boundary at or before ``cut``.
+def _blocks(history: Sequence[Message], cut: int, fold_every: int) -> tuple[list[list[int]], int]:
+    """The whole blocks before ``cut`` (indices of their conversation messages) and the index
+    where the last one ends (0 when none fits): the cut moved back to a block boundary.
 
     Block boundaries depend only on the history before them: starting from the first
     message, each block ends at the first group boundary (a tool call stays with its
@@ -46,24 +47,17 @@ def block_cut(history: Sequence[Message], cut: int, fold_every: int) -> int:
     keeps its earlier boundaries, and the cut moves once per block instead of once per
     turn.
     """
-    boundary, turns = 0, 0
+    blocks: list[list[int]] = []
+    current: list[int] = []
+    boundary = 0
     for start, end in group_spans(history):
         if end > cut:
             break
-        turns += sum(1 for m in history[start:end] if not is_pinned(m))
-        if turns >= fold_every:
-            boundary, turns = end, 0
-    return boundary
-
-
-def _blocks(history: Sequence[Message], cut: int, fold_every: int) -> list[list[int]]:
-    """Indices of the conversation messages before ``cut``, split at the block boundaries."""
-    blocks: list[list[int]] = [[]]
-    for start, end in group_spans(history[:cut]):
-        blocks[-1].extend(i for i in range(start, end) if not is_pinned(history[i]))
-        if len(blocks[-1]) >= fold_every:
-            blocks.append([])
-    return [b for b in blocks if b]
+        current.extend(i for i in range(start, end) if not is_pinned(history[i]))
+        if len(current) >= fold_every:
+            blocks.append(current)
+            current, boundary = [], end
+    return blocks, boundary
 
 
 def _fit(text: str, count: Callable[[str], int], max_tokens: int) -> str:
@@ -255,8 +249,9 @@ class SummarizeConversation(BaseStage):
         """Decide what to fold (pure: reads ``result``, changes nothing)."""
         history = result.history
         cut = cut_index(history, self.keep_last)
+        blocks: list[list[int]] = []
         if self.fold_every is not None:
-            cut = block_cut(history, cut, self.fold_every)
+            blocks, cut = _blocks(history, cut, self.fold_every)
         head = history[:cut]
         pinned = [m for m in head if is_pinned(m)]
         turns = [m for m in head if not is_pinned(m)]
@@ -266,8 +261,7 @@ class SummarizeConversation(BaseStage):
             lines, reasons = self._state_text(result, turns, self._budget(result, turns))
             text = self._render(lines)
         else:
-            blocks = [[history[i] for i in b] for b in _blocks(history, cut, self.fold_every)]
-            text, reasons = self._appended_state(result, blocks)
+            text, reasons = self._appended_state(result, [[history[i] for i in b] for b in blocks])
         summary: Message | None = None
         if text:
             summary = {"role": "system", "content": text, "tokenslim": STATE_SUMMARY}

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Callable
 
 from tokenslim._internal.structured._select import ELLIPSIS, Query, select
 
@@ -44,23 +45,30 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip(" "))
 
 
-def _entries(lines: list[str]) -> list[tuple[int, int, int, str]]:
-    """Every mapping entry: (indent, first line, end line exclusive, key)."""
-    n = len(lines)
-    out: list[tuple[int, int, int, str]] = []
-    for i, ln in enumerate(lines):
-        m = _ENTRY.match(ln)
-        if not m:
+def _entries(lines: list[str], ind: list[int]) -> list[tuple[int, int, int, str]]:
+    """Every mapping entry: (indent, first line, end line exclusive, key). An entry ends before
+    the first non-blank line indented no deeper than it (a ``- `` item at its own indentation is
+    its block-sequence value), trailing blank lines excluded. One pass with a stack of open
+    entries, so deep nesting stays linear."""
+    ends: dict[int, int] = {}
+    stack: list[tuple[int, int]] = []  # (indent, first line) of the entries still open
+    last = -1  # the last non-blank line seen
+    for j, ln in enumerate(lines):
+        if not ln.strip():
             continue
-        d = len(m.group(1))
-        j = i + 1
-        while j < n and (
-            not lines[j].strip() or _indent(lines[j]) > d or (_indent(lines[j]) == d and _ITEM.match(lines[j]) is not None)
-        ):
-            j += 1
-        while j > i + 1 and not lines[j - 1].strip():  # blank lines after an entry belong to the next one
-            j -= 1
-        out.append((d, i, j, m.group(2).strip("\"'")))
+        item = _ITEM.match(ln) is not None
+        while stack and (ind[j] < stack[-1][0] or (ind[j] == stack[-1][0] and not item)):
+            ends[stack.pop()[1]] = last + 1
+        if _ENTRY.match(ln):
+            stack.append((ind[j], j))
+        last = j
+    for _, i in stack:
+        ends[i] = last + 1
+    out = []
+    for i in sorted(ends):
+        m = _ENTRY.match(lines[i])
+        assert m is not None
+        out.append((ind[i], i, ends[i], m.group(2).strip("\"'")))
     return out
 
 
@@ -77,19 +85,35 @@ def _runs(keep: set[int], total: int) -> list[list[int]]:
     return runs
 
 
-def _mappings(lines: list[str]) -> list[list[tuple[int, int, int, str]]]:
+def _mappings(lines: list[str], ind: list[int]) -> list[list[tuple[int, int, int, str]]]:
     """Mappings: consecutive entries at one indentation, each starting where the last ended
-    (blank and comment lines between them allowed)."""
+    (blank and comment lines between them allowed). One open group per indentation, so the
+    grouping is linear in the entries."""
     groups: list[list[tuple[int, int, int, str]]] = []
-    for e in _entries(lines):
-        for g in groups:
-            d, _, end, _ = g[-1]
-            if d == e[0] and all(not ln.strip() or ln.lstrip().startswith("#") for ln in lines[end : e[1]]):
-                g.append(e)
-                break
-        else:
-            groups.append([e])
+    open_at: dict[int, list[tuple[int, int, int, str]]] = {}
+    for e in _entries(lines, ind):
+        g = open_at.get(e[0])
+        if g is not None and all(not ln.strip() or ln.lstrip().startswith("#") for ln in lines[g[-1][2] : e[1]]):
+            g.append(e)
+            continue
+        open_at[e[0]] = [e]
+        groups.append(open_at[e[0]])
     return groups
+
+
+def _elide(
+    spans: list[tuple[int, int, int]], keep: set[int], marker: "Callable[[list[int]], str]", reason: str, what: str,
+    lines: list[str], gone: list[bool], markers: dict[int, str], dropped: list[tuple[str, str, str]],
+) -> None:
+    """Drop the ``(indent, first line, end)`` spans not in ``keep``: each run of them becomes one
+    comment line ``marker(run)`` at the run's indentation, and one recorded drop."""
+    for run in _runs(keep, len(spans)):
+        d, a, _ = spans[run[0]]
+        b = spans[run[-1]][2]
+        for i in range(a, b):
+            gone[i] = True
+        markers[a] = " " * d + f"# {ELLIPSIS} {marker(run)}\n"
+        dropped.append((reason, f"{what} {run[0] + 1}-{run[-1] + 1}/{len(spans)} at line {a + 1}", "".join(lines[a:b])))
 
 
 def reduce_yaml(
@@ -98,25 +122,31 @@ def reduce_yaml(
     lines = text.splitlines(keepends=True)
     n = len(lines)
     # every item: (indent, first line, end line exclusive)
-    items: list[tuple[int, int, int]] = []
-    for i, ln in enumerate(lines):
-        m = _ITEM.match(ln)
-        if not m:
+    # an item ends at the first non-blank line indented no deeper than it (one pass, a stack of open items)
+    ind = [_indent(ln) for ln in lines]
+    ends: dict[int, int] = {}
+    stack: list[int] = []
+    for j, ln in enumerate(lines):
+        if not ln.strip():
             continue
-        d = len(m.group(1))
-        j = i + 1
-        while j < n and (not lines[j].strip() or _indent(lines[j]) > d) and not (_ITEM.match(lines[j]) and _indent(lines[j]) == d):
-            j += 1
-        items.append((d, i, j))
+        while stack and ind[j] <= ind[stack[-1]]:
+            ends[stack.pop()] = j
+        if _ITEM.match(ln):
+            stack.append(j)
+    for i in stack:
+        ends[i] = n
+    items = [(ind[i], i, ends[i]) for i in sorted(ends)]
     # sequences: consecutive items at one indentation, each starting where the last ended
     groups: list[list[tuple[int, int, int]]] = []
+    open_at: dict[tuple[int, int], list[tuple[int, int, int]]] = {}
     for it in items:
-        for g in groups:
-            if g[-1][0] == it[0] and g[-1][2] == it[1]:
-                g.append(it)
-                break
+        g = open_at.pop((it[0], it[1]), None)
+        if g is None:
+            g = [it]
+            groups.append(g)
         else:
-            groups.append([it])
+            g.append(it)
+        open_at[(it[0], it[2])] = g
     gone = [False] * n
     markers: dict[int, str] = {}
     dropped: list[tuple[str, str, str]] = []
@@ -125,34 +155,21 @@ def reduce_yaml(
             continue
         texts = ["".join(lines[a:b]) for _, a, b in g]
         keep = set(select(query, texts, top_k=top_k, min_score=min_score).keep) | {0}
-        run: list[int] = []
-        for k in range(len(g) + 1):
-            if k < len(g) and k not in keep:
-                run.append(k)
-                continue
-            if run:
-                d, a, _ = g[run[0]]
-                b = g[run[-1]][2]
-                for i in range(a, b):
-                    gone[i] = True
-                markers[a] = " " * d + f"# {ELLIPSIS} {len(run)} item{'s' if len(run) > 1 else ''} dropped\n"
-                dropped.append(("irrelevant_items", f"items {run[0] + 1}-{run[-1] + 1}/{len(g)} at line {a + 1}", "".join(lines[a:b])))
-                run = []
-    for mg in sorted(_mappings(lines), key=lambda g: g[0][0]):
+        _elide(g, keep, lambda run: f"{len(run)} item{'s' if len(run) > 1 else ''} dropped", "irrelevant_items", "items",
+               lines, gone, markers, dropped)
+    for mg in sorted(_mappings(lines, ind), key=lambda g: g[0][0]):
         if len(mg) <= max_keys or any(gone[a] for _, a, _, _ in mg):
             continue
         texts = ["".join(lines[a:b]) for _, a, b, _ in mg]
         keep = set(select(query, texts, top_k=top_k, min_score=min_score).keep)
         if not keep:
             continue  # nothing in it matches the query: no basis for choosing keys
-        for run in _runs(keep, len(mg)):
-            d, a, _, _ = mg[run[0]]
-            b = mg[run[-1]][2]
-            for i in range(a, b):
-                gone[i] = True
+
+        def named(run: list[int], mg: list[tuple[int, int, int, str]] = mg) -> str:
             names = ", ".join(mg[k][3] for k in run[:_NAMED]) + (f" and {len(run) - _NAMED} more" if len(run) > _NAMED else "")
-            markers[a] = " " * d + f"# {ELLIPSIS} {len(run)} key{'s' if len(run) > 1 else ''} dropped: {names}\n"
-            dropped.append(("irrelevant_keys", f"{len(run)} keys at line {a + 1}", "".join(lines[a:b])))
+            return f"{len(run)} key{'s' if len(run) > 1 else ''} dropped: {names}"
+
+        _elide([(d, a, b) for d, a, b, _ in mg], keep, named, "irrelevant_keys", "keys", lines, gone, markers, dropped)
     if not dropped:
         return None
     out: list[str] = []
