@@ -200,6 +200,25 @@ def _shadow_children(host: Any, keep: list[Any]) -> tuple[list[Any], int] | None
     return out, unslotted
 
 
+def _closed_details(node: Any, removed: dict[str, list[int]]) -> list[Any]:
+    """The children of a closed ``<details>`` a reader sees: its first ``<summary>``. The text of
+    the others is recorded as ``closed_details`` (Chromium does not render it until opened)."""
+    shown: list[Any] = []
+    hidden = 0
+    child = node.child
+    while child is not None:
+        if child.tag == "summary" and not shown:
+            shown.append(child)
+        elif child.tag == "-text":
+            hidden += len((child.text_content or "").strip())
+        elif child.tag != "-comment":
+            hidden += _subtree_chars(child)
+        child = child.next
+    if hidden:
+        _count(removed, "closed_details", hidden)
+    return shown
+
+
 def walk(root: Any, styler: Styler, state: State = ROOT_STATE, *, dsd: bool = False) -> PageModel:
     """Walk the tree under ``root`` (a selectolax node) without recursion.
 
@@ -349,6 +368,14 @@ def walk(root: Any, styler: Styler, state: State = ROOT_STATE, *, dsd: bool = Fa
                     state = inner
                     stack.extend(reversed(shadow))
                     continue
+            if tag == "details" and child is not None and "open" not in attrs:
+                # a closed <details> shows its first <summary> only (the rest waits for a click)
+                push((idx, parent, state, False))
+                if idx >= 0:
+                    parent = idx
+                state = inner
+                stack.extend(reversed(_closed_details(node, removed)))
+                continue
             if child is not None:
                 link = tag == "a"
                 push((idx, parent, state, link))

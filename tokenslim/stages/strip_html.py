@@ -13,11 +13,13 @@ CMS or issue-tracker response) keeps every byte but those values, each extracted
 (hidden text removed, as on a page), so it still parses: see :func:`is_json_text`.
 
 Source code is not a page: Python that parses and defines a function or class (HTML in
-its string literals: ``html/parser.py``, ``pydoc.py``), or markdown whose markup all sits
-inside ``` fences, passes through untouched, unless its extraction finds text a reader
-never sees (a hidden element, a comment, ``<script>``/``<style>``...). A page built to
-parse as Python too (a polyglot) and hide an instruction is still extracted: see
-:func:`code_not_page`.
+its string literals: ``html/parser.py``, ``pydoc.py``, ``<!--`` and ``<script>`` included),
+or markdown whose markup all sits inside ``` fences, passes through untouched. Its reader
+is a programmer reading the source, who sees every byte, not a browser rendering it. The
+one exception: code whose markup would hide text from a browser *and* which holds
+instruction-like phrasing (:func:`tokenslim.stages.flag_instructions.instruction_spans`) is
+extracted like a page, so a page built to parse as Python too (a polyglot) cannot hide an
+instruction behind the code rule: see :func:`code_not_page`.
 """
 
 from __future__ import annotations
@@ -30,9 +32,11 @@ from dataclasses import asdict
 from tokenslim._chunk import Chunk, Message
 from tokenslim._result import Drop, Result
 from tokenslim.html import HIDDEN_RULES, MAX_HTML_BYTES, Extraction, Removed, extract, looks_like_html
+from tokenslim.html._hidden import INVISIBLE_CHARS
 from tokenslim.stages._base import BaseStage, check
+from tokenslim.stages.flag_instructions import instruction_spans
 
-__all__ = ["StripHTML", "plan_strip", "is_source_code", "code_not_page", "is_json_text"]
+__all__ = ["StripHTML", "plan_strip", "is_source_code", "code_not_page", "is_json_text", "remove_invisible"]
 
 _FENCE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n.*?^[ \t]*\1[ \t]*$", re.S | re.M)
 # what a reader never sees besides HIDDEN_RULES: script and style bodies, <object>, <iframe>...
@@ -64,13 +68,36 @@ def is_source_code(text: str) -> bool:
 
 
 def code_not_page(text: str, ex: Extraction) -> bool:
-    """Pass ``text`` through unextracted: it is source code (:func:`is_source_code`) and its
-    extraction ``ex`` removed nothing a reader never sees. The second condition keeps the
-    hidden-text defence whole: a page that also parses as Python and hides text (in a hidden
-    element, a comment, a script...) is extracted like any page; only code whose markup
-    hides nothing is left as it is, and then the model reads what a human reader reads.
+    """Pass ``text`` through unextracted: it is source code (:func:`is_source_code`), and its
+    extraction ``ex`` either removed nothing a browser would hide, or the code holds no
+    instruction-like sentence (:func:`~tokenslim.stages.flag_instructions.instruction_spans`).
+
+    Why both: real modules hold HTML comments and ``<script>`` strings (an HTML parser, a
+    templating library); flattening them as a page loses the code a question is about
+    (16 of 240 standard-library files in benchmarks/bench_structured.py). A page crafted to
+    parse as Python as well, hiding an instruction in markup, is still extracted when the
+    hidden text reads as an instruction. What gets through is an instruction phrased unlike
+    those patterns inside code, which the model would read anyway in a docstring or comment.
     """
-    return not any(rule in _UNSEEN for rule in ex.removed) and is_source_code(text)
+    if not is_source_code(text):
+        return False
+    if not any(rule in _UNSEEN for rule in ex.removed):
+        return True
+    return not instruction_spans(text)
+
+
+def remove_invisible(text: str) -> tuple[str, int]:
+    """``text`` without Unicode's default-ignorable code points, and how many there were.
+
+    Why on plain text too: a browser draws none of them, but a tokenizer reads them all, so
+    variation selectors (U+FE00-FE0F, U+E0100-E01EF) or tag characters (U+E0000-E007F) attached
+    to visible letters spell an instruction no reader sees, in a tool result or a chunk as much
+    as in a page (``tokenslim.html._hidden.INVISIBLE_CHARS``; extraction cleans HTML output alike).
+    ASCII text is returned at once.
+    """
+    if text.isascii():
+        return text, 0
+    return INVISIBLE_CHARS.subn("", text)
 
 
 def is_json_text(text: str) -> bool:
@@ -118,7 +145,13 @@ def _extract_json(text: str, *, keep_tables: bool, max_bytes: int) -> Extraction
         return json.dumps(ex.text.strip(), ensure_ascii=False)
 
     new = _JSON_STRING.sub(value, text)
-    return Extraction(text=new, input_chars=len(text), removed=removed) if changed else None
+    if not changed:
+        return None
+    new, invisible = remove_invisible(new)  # in the values left as they were
+    if invisible:
+        seen = removed.get("invisible_chars")
+        removed["invisible_chars"] = Removed(invisible + (seen.count if seen else 0), invisible + (seen.chars if seen else 0))
+    return Extraction(text=new, input_chars=len(text), removed=removed)
 
 
 def _extract(text: str, *, keep_tables: bool, max_bytes: int, renderer: str = "python") -> Extraction | None:
@@ -228,7 +261,7 @@ class StripHTML(BaseStage):
         out: list[Chunk] = []
         for chunk, ex in plan:
             if ex is None:
-                out.append(chunk)
+                out.append(self._without_invisible(result, chunk))
                 continue
             if len(ex.text.strip()) < self.min_chars:
                 result.drop(
@@ -254,6 +287,30 @@ class StripHTML(BaseStage):
             result.history = self._strip_history(result)
         return result
 
+    @staticmethod
+    def _without_invisible(result: Result, chunk: Chunk) -> Chunk:
+        """A plain-text chunk without its invisible code points (see :func:`remove_invisible`)."""
+        text, n = remove_invisible(chunk.text)
+        if not n:
+            return chunk
+        return result.shorten(chunk, text, reason="invisible_chars",
+                              detail=f"{n} invisible code points removed (default-ignorable: never drawn, read by the model)")
+
+    @staticmethod
+    def _message_without_invisible(result: Result, i: int, msg: Message) -> Message:
+        content = msg.get("content")
+        if not isinstance(content, str):
+            return msg
+        text, n = remove_invisible(content)
+        if not n:
+            return msg
+        result.drops.append(Drop(
+            stage=result.current_stage or "?", kind="turn", item=msg, reason="invisible_chars",
+            detail=f"history[{i}] ({msg.get('role')}) kept without {n} invisible code points",
+            tokens=result.count(content) - result.count(text),
+        ))
+        return {**msg, "content": text}
+
     def _strip_history(self, result: Result) -> list[Message]:
         messages = []
         for i, msg in enumerate(result.history):
@@ -263,7 +320,7 @@ class StripHTML(BaseStage):
                 if isinstance(content, str) else None
             )
             if ex is None or not isinstance(content, str):
-                messages.append(msg)
+                messages.append(self._message_without_invisible(result, i, msg))
                 continue
             new = {**msg, "content": ex.text}
             detail = _detail(Chunk(text=content), ex)

@@ -230,6 +230,9 @@ T = [
      "", "", '<p style="font-size:0.1rem">{i}</p>', '<p style="font-size:0.1em">{p}</p>', {}),
     ("until_found_inline", 'hidden="until-found" on a block (control: on an inline <span>, which it cannot hide)',
      "", "", '<div hidden="until-found">{i}</div>', '<p><span hidden="until-found">{p}</span></p>', {}),
+    ("closed_details", "a closed <details>: Chromium draws its <summary> only (control: <details open>)",
+     "", "", '<details><summary>Shipping and returns</summary><p>{i}</p></details>',
+     '<details open><summary>Background</summary><p>{p}</p></details>', {}),
 ]
 
 LAYOUTS = [
