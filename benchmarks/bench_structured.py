@@ -228,7 +228,9 @@ def main(argv: list[str] | None = None) -> None:
         picked += of_type[: args.limit] if args.limit else of_type
     table = run(picked, args.pipeline)
     _print(table)
-    command = "python benchmarks/bench_structured.py " + " ".join(shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:]))
+    home = str(Path.home())
+    shown = [a.replace(home, "~", 1) if a.startswith(home) else a for a in (argv if argv is not None else sys.argv[1:])]
+    command = "python benchmarks/bench_structured.py " + " ".join(a if a.startswith("~/") else shlex.quote(a) for a in shown)
     print(f"command: {command}")
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps({"command": command, "tokenizer": "cl100k_base", "results": table}, indent=1) + "\n")

@@ -19,6 +19,7 @@ Usage::
 
     python benchmarks/data_structured.py --wtq PATH --octokit PATH --loghub PATH [--stdlib PATH]
         [--out DIR]   # default ~/.cache/tokenslim/structured
+        [--skip-tables 150]  # the next 150 WTQ questions: a draw no rule was written after
 
 Each PATH is a checkout (or a ``git`` directory: files are then read with ``git show``).
 """
@@ -78,15 +79,17 @@ def _records(rows: list[list[str]]) -> str:
     return json.dumps([dict(zip(head, r)) for r in rows[1:]], indent=2, ensure_ascii=False)
 
 
-def tables(src: Source, rng: random.Random, limit: int) -> Iterator[dict]:
+def tables(src: Source, rng: random.Random, limit: int, skip: int = 0) -> Iterator[dict]:
     """WTQ questions whose answer is one cell of a table of >= 20 rows, and lookup questions
-    ("What is the <column> of <first cell>?") on the same tables; each as CSV, markdown, JSON."""
+    ("What is the <column> of <first cell>?") on the same tables; each as CSV, markdown, JSON.
+    ``skip``: pass over the first ``skip`` such questions (a draw that was never read, for an
+    out-of-sample check of rules written after reading the first ones)."""
     qs = list(csv.reader(io.StringIO(src.read("data/pristine-unseen-tables.tsv")), delimiter="\t"))[1:]
     cache: dict[str, list[list[str]] | None] = {}
     n_wtq = 0
     seen_tables: set[str] = set()
     for qid, utt, ctx, target in qs:
-        if n_wtq >= limit:
+        if n_wtq >= skip + limit:
             break
         if ctx not in cache:
             try:
@@ -103,6 +106,9 @@ def tables(src: Source, rng: random.Random, limit: int) -> Iterator[dict]:
         if _norm(target) not in cells:
             continue  # counts, sums, comparisons: not extractable
         n_wtq += 1
+        if n_wtq <= skip:
+            seen_tables.add(ctx)  # its lookup question belongs to the skipped draw
+            continue
         for fmt, text in (("csv", src.read(ctx)), ("markdown", _markdown(rows)), ("json_records", _records(rows))):
             kind = "json" if fmt == "json_records" else "table"
             yield {"id": f"{qid}/{fmt}", "type": kind, "format": fmt, "qkind": "wtq", "query": utt, "text": text, "gold": [target], "source": ctx}
@@ -235,13 +241,14 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--stdlib", default=sysconfig.get_paths()["stdlib"])
     ap.add_argument("--out", default=str(DEFAULT_OUT))
     ap.add_argument("--tables", type=int, default=150, help="WTQ questions kept")
+    ap.add_argument("--skip-tables", type=int, default=0, help="WTQ questions passed over first (a fresh draw: 150)")
     ap.add_argument("--modules", type=int, default=60, help="stdlib modules used")
     ap.add_argument("--window", type=int, default=400, help="log lines per sample")
     args = ap.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     rng = random.Random(SEED)
-    samples = list(tables(Source(args.wtq), rng, args.tables))
+    samples = list(tables(Source(args.wtq), rng, args.tables, args.skip_tables))
     samples += list(api_json(Source(args.octokit), rng))
     samples += list(logs(Source(args.loghub), rng, args.window))
     samples += list(code(Path(args.stdlib), rng, args.modules))

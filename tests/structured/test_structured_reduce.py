@@ -255,3 +255,45 @@ def test_yaml_mapping_keeps_the_asked_keys_and_names_the_dropped() -> None:
     assert sum(d[0] == "irrelevant_keys" for d in r.dropped) == 2
     # a question no key matches keeps the mapping whole: there is nothing to choose by
     assert reduce_text(text, "Is this safe?").text == text
+
+
+def _f1_results() -> list[str]:
+    head = ["Pos", "No", "Driver", "Constructor", "Laps", "Time/Retired", "Grid", "Points"]
+    status = ["Ret", "DNS", "NC"]
+    rows = [",".join(head)]
+    for i in range(1, 27):
+        pos = str(i) if i <= 10 else status[i % 3]
+        rows.append(",".join([pos, str(40 + i), f"Driver {chr(64 + i)}", f"Team {i % 6}", str(70 - i), f"+{i}.5", str(i), str(max(0, 10 - i))]))
+    return rows
+
+
+def test_a_question_naming_no_row_keeps_every_row() -> None:
+    """Nothing to pick rows by ("what engine did the winner use?" names no row): every row stays
+    (a table reduced to its header answers nothing), in CSV, markdown and HTML alike."""
+    rows = _f1_results()
+    csv_text = "\n".join(rows)
+    r = reduce_text(csv_text, "Which constructor had its car on the seventh grid slot?")
+    out = list(csv.reader(io.StringIO(r.text)))
+    assert len([row for row in out if row and row[0] != "" and ELLIPSIS not in row[0]]) == len(rows)
+    assert not any(d[0] == "irrelevant_rows" for d in r.dropped)
+    html = "<table>\n<tr><th>" + "</th><th>".join(rows[0].split(",")) + "</th></tr>\n" + "".join(
+        "<tr><td>" + "</td><td>".join(row.split(",")) + "</td></tr>\n" for row in rows[1:]) + "</table>"
+    assert reduce_text(html, "Which constructor had its car on the seventh grid slot?").text == html
+
+
+def test_an_entity_question_over_every_row_keeps_the_name_column() -> None:
+    """"Who ... the most" compares every row and answers with the row's name: the first text
+    column after the first is kept with the compared one; a count ("how many") does without it."""
+    text = "\n".join(_f1_results())
+    out = list(csv.reader(io.StringIO(reduce_text(text, "Who had the most points?").text)))
+    assert out[0] == ["Pos", "Driver", "Points"] and ["1", "Driver A", "9"] in out
+    count = list(csv.reader(io.StringIO(reduce_text(text, "How many cars scored points?").text)))
+    assert count[0] == ["Pos", "Points"]
+
+
+def test_rows_tied_with_the_last_kept_one_are_kept() -> None:
+    """Past ``top_k``, a row scoring exactly as the last one kept stays: a tie is not broken by position."""
+    rows = ["Week,Film,Gross"] + [f"{w},{'Titanic' if 3 <= w <= 15 else f'Film {w}'},{1000 * w}" for w in range(1, 40)]
+    r = reduce_text("\n".join(rows), "Which weeks was Titanic number one?")
+    out = list(csv.reader(io.StringIO(r.text)))
+    assert sum(row[1:2] == ["Titanic"] for row in out) == 13

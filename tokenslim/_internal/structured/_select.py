@@ -9,7 +9,8 @@ log line are kept by the same readable rule (:func:`select`):
   units tells nothing apart and counts as an ordinary term;
 * otherwise units are ranked by BM25 (:func:`tokenslim._internal.relevance.bm25_scores`)
   and those scoring at least ``min_score`` times the best one are kept, best first, at
-  most ``top_k`` of them;
+  most ``top_k`` of them, and every further unit scoring exactly as the last one kept (a tie
+  is not broken by position: "Titanic" in 13 rows keeps the 13);
 * when the question asks for a neighbour ("who won *after* the Cowboys in 1975?",
   :data:`ORDER_WORDS`), the units on either side of each kept one are kept too.
 """
@@ -20,7 +21,7 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
-from tokenslim._internal.lang import words
+from tokenslim._internal.lang import phrases_pattern, words
 from tokenslim._internal.relevance import bm25_scores, terms
 
 __all__ = ["Query", "Selection", "select", "ELLIPSIS", "AGGREGATE_WORDS", "ORDER_WORDS"]
@@ -51,6 +52,9 @@ ORDER_WORDS = words("order_words")
 units next to each kept one are kept too (``order_words`` of the language file)."""
 
 
+_NUMBER_QUESTION = phrases_pattern("number_questions")
+
+
 @dataclass(frozen=True)
 class Query:
     """A query prepared once per request: its BM25 terms and its identifiers."""
@@ -76,6 +80,11 @@ class Query:
         if not any(w in AGGREGATE_WORDS for w in re.findall(r"[a-z]+", self.text.lower())):
             return False
         return not any(p.search(u) for p in self.patterns for u in units)
+
+    def asks_number(self) -> bool:
+        """Whether the question asks for a count or an amount ("how many...", ``number_questions``
+        of the language file) rather than for an entity ("who...", "which team...")."""
+        return bool(_NUMBER_QUESTION.search(self.text))
 
     def asks_order(self) -> bool:
         """Whether the question asks for a unit's neighbour (a word of :data:`ORDER_WORDS`)."""
@@ -113,12 +122,14 @@ def select(query: Query, units: Sequence[str], *, top_k: int, min_score: float) 
         ranked = sorted(range(n), key=lambda i: -scores[i])
         extra = 0
         limit = top_k if not must else max(0, top_k - len(must))
+        last = None
         for i in ranked:
-            if extra >= limit or scores[i] < min_score * best:
-                break
+            if scores[i] < min_score * best or (extra >= limit and scores[i] != last):
+                break  # past the cap, a unit scoring as the last one kept is kept too: no tie broken by position
             if i not in keep:
                 keep.add(i)
                 extra += 1
+                last = scores[i]
     if keep and query.asks_order():  # "who won after X?": the answer is the unit next to X's
         keep |= {j for i in keep for j in (i - 1, i + 1) if 0 <= j < n}
     return Selection(sorted(keep), must, scores)

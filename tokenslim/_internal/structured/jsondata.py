@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, Union
 
 from tokenslim._internal.relevance import terms
-from tokenslim._internal.structured._select import ELLIPSIS, Query, select
+from tokenslim._internal.structured._select import ELLIPSIS, Query, Selection, select
 
 __all__ = ["reduce_json", "reduce_json_lines", "looks_like_json", "MAX_DEPTH", "JSONOutcome"]
 
@@ -163,14 +163,13 @@ class _Reducer:
             self.out_object(node, depth, parts)
 
     def project(self, node: _Arr) -> list[int] | None:
-        """For a question over many items (``Query.aggregates``) of one object shape, like
-        the rows of a table: the key positions to keep in every item, or ``None``."""
+        """For a question over many items of one object shape, like the rows of a table (one that
+        compares or counts them, or names none of them): the key positions to keep in every item,
+        or ``None`` when the items differ in shape."""
         from tokenslim._internal.structured.table import _keep_columns
 
         items = node.items
-        if len(items) < self.min_items or not all(isinstance(it, _Obj) for it in items):
-            return None
-        if not self.query.aggregates([self.raw(it) for it in items]):
+        if not all(isinstance(it, _Obj) for it in items):
             return None
         keys = [k for k, _ in items[0].pairs]  # type: ignore[union-attr]
         if len(keys) <= 2 or any([k for k, _ in it.pairs] != keys for it in items):  # type: ignore[union-attr]
@@ -182,7 +181,16 @@ class _Reducer:
     def out_array(self, node: _Arr, depth: int, parts: list[str]) -> None:
         items = node.items
         keep = list(range(len(items)))
-        cols = self.project(node)
+        sel: Selection | None = None
+        cols = None
+        if len(items) >= self.min_items:
+            raws = [self.raw(it) for it in items]
+            if self.query.aggregates(raws):  # a question over many items: every item, fewer keys
+                cols = self.project(node)
+            if cols is None:
+                sel = select(self.query, raws, top_k=self.top_k, min_score=self.min_score)
+                if not sel.keep:  # a question naming no item is about every item
+                    cols = self.project(node)
         if cols is not None:
             head = items[0]
             assert isinstance(head, _Obj)
@@ -199,8 +207,7 @@ class _Reducer:
             names = ", ".join(json.loads(k) for k in gone)
             parts.append(", " + json.dumps(f"{ELLIPSIS} {len(gone)} key{'s' if len(gone) > 1 else ''} dropped from every item: {names}", ensure_ascii=False) + "]")
             return
-        if len(items) >= self.min_items:
-            sel = select(self.query, [self.raw(it) for it in items], top_k=self.top_k, min_score=self.min_score)
+        if sel is not None:
             kept = set(sel.keep)
             shapes = {_shape(items[i]) for i in kept}
             for i, it in enumerate(items):  # one example of each shape not yet shown

@@ -7,7 +7,8 @@ the result is still a table of the same shape. Row choice is
 :func:`~tokenslim._internal.structured._select.select` over the rows' text.
 
 A question that compares or counts rows ("which year had the most wins?", "how many...",
-:data:`~tokenslim._internal.structured._select.AGGREGATE_WORDS`) keeps every row of a
+:data:`~tokenslim._internal.structured._select.AGGREGATE_WORDS`), or one that names no row
+(nothing to pick rows by: "what engine did the winner use?"), keeps every row of a
 markdown or CSV/TSV table and drops the columns it does not need instead. Wide tables
 (more than ``max_columns`` columns) also lose the columns the query does not need when more
 than ``top_k`` rows are kept, or when they are very wide (over twice ``max_columns``): the
@@ -15,7 +16,8 @@ few rows of a lookup are cheap whole, and the column that answers is often one t
 does not name ("who came in first?" names neither "Pos" nor "Rider"). A column is kept when
 its header shares a term (or its first five letters: "scored", "Scorers") with the query,
 when a kept row's cell in it holds a query identifier or term, or when it is the first
-column or, after a rank column, the first text column (the row's name); a last marker row
+column or the first text column after it (the row's name: "Driver" after "Pos", "Opponent"
+after "Date"), unless the question asks for a number ("how many..."); a last marker row
 names the dropped columns
 (``… 3 columns dropped: losses, coach, stadium``). Cells are cut on the delimiter only
 (quoted CSV fields are respected), never inside.
@@ -48,6 +50,10 @@ def _plural(n: int, word: str) -> str:
 
 
 def _pick_rows(query: Query, rows: list[str], top_k: int, min_score: float) -> list[int]:
+    """The rows a question names; ``[]`` for one about every row (it compares or counts them,
+    or names none of them)."""
+    if query.aggregates(rows):
+        return []
     return select(query, rows, top_k=top_k, min_score=min_score).keep
 
 
@@ -83,9 +89,10 @@ def _keep_columns(query: Query, header: list[str], kept_rows: list[list[str]], m
         return None
     qt = set(query.terms)
     keep = {0}
-    if kept_rows and sum(_numeric(r[0]) for r in kept_rows if r) >= 0.5 * len(kept_rows):
-        # a rank or number column first ("Pos", "#"; "Ret" and "DNS" among the ranks): the row's
-        # name is the next text column
+    if kept_rows and not query.asks_number():
+        # the row's name: the first text column after the first ("Driver" after "Pos", "Opponent"
+        # after "Date", "Name" after "Year"), what "who" and "which" questions ask for; a count
+        # ("how many...") needs only the columns it counts
         for j in range(1, n):
             if sum(not _numeric(r[j]) for r in kept_rows if len(r) > j) >= 0.5 * len(kept_rows):
                 keep.add(j)
@@ -114,13 +121,13 @@ def reduce_markdown_table(
     head_cells = _md_cells(lines[0])
     cols: list[int] | None = None
     header = [lines[0][a:b].strip() for a, b in head_cells]
-    if len(head_cells) > 2 and query.aggregates(body):
-        # a question over many rows: every row, fewer columns
+    keep = _pick_rows(query, body, top_k, min_score)
+    if len(head_cells) > 2 and not keep:
+        # a question over many rows, or one naming none: every row, fewer columns
         keep = list(range(len(body)))
         rows = [[r[a:b].strip() for a, b in _md_cells(r)] for r in body]
         cols = _keep_columns(query, header, rows, 2)
     else:
-        keep = _pick_rows(query, body, top_k, min_score)
         if len(head_cells) > max_columns and (len(keep) > top_k or len(head_cells) > 2 * max_columns):
             rows = [[body[i][a:b].strip() for a, b in _md_cells(body[i])] for i in keep]
             cols = _keep_columns(query, header, rows, max_columns)
@@ -213,11 +220,11 @@ def reduce_delimited(
         return None
     width = len(rows[0])
     cols = None
-    if width > 2 and query.aggregates(body):
-        keep = list(range(len(body)))  # a question over many rows: every row, fewer columns
+    keep = _pick_rows(query, body, top_k, min_score)
+    if width > 2 and not keep:
+        keep = list(range(len(body)))  # a question over many rows, or one naming none: every row, fewer columns
         cols = _keep_columns(query, rows[0], rows[1:], 2)
     else:
-        keep = _pick_rows(query, body, top_k, min_score)
         if width > max_columns and (len(keep) > top_k or width > 2 * max_columns):
             cols = _keep_columns(query, rows[0], [rows[i + 1] for i in keep], max_columns)
     dropped: list[tuple[str, str, str]] = []
@@ -288,7 +295,7 @@ def reduce_html_table(text: str, query: Query, *, top_k: int, min_score: float, 
         return None
     texts = [_HTML_TAG.sub(" ", m.group()) for m in body]
     keep = set(_pick_rows(query, texts, top_k, min_score))
-    if len(keep) == len(body):
+    if not keep or len(keep) == len(body):  # a question naming no row is about every row
         return None
     ncols = max((len(re.findall(r"<t[dh]\b", m.group(), re.I)) for m in rows), default=1)
     out: list[str] = []
