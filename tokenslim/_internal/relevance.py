@@ -133,6 +133,7 @@ def _stem(word: str) -> str:
 
 # Letters that Unicode does not decompose into a base letter + accent (NFKD leaves them whole).
 _FOLD = str.maketrans({"ø": "o", "æ": "ae", "œ": "oe", "ß": "ss", "ð": "d", "þ": "th", "ł": "l", "đ": "d", "ı": "i"})
+_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
 
 
 def _fold(text: str) -> str:
@@ -141,12 +142,15 @@ def _fold(text: str) -> str:
     if text.isascii():
         return text
     decomposed = unicodedata.normalize("NFKD", text.translate(_FOLD))
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    # combining marks are never ASCII: only the non-ASCII runs are filtered (a long, mostly ASCII
+    # chunk such as source code with a few accented letters was filtered character by character)
+    return _NON_ASCII.sub(lambda m: "".join(ch for ch in m.group() if not unicodedata.combining(ch)), decomposed)
 
 
 def terms(text: str) -> list[str]:
     """Accent-folded, lower-cased, stop-word-free, lightly stemmed word tokens of ``text`` (numbers kept)."""
-    return [_stem(w) for w in _WORD.findall(_fold(text)) if w not in _STOPWORDS]
+    # only a word ending in "s" can change (most do not: no call for them; a hot path on long chunks)
+    return [_stem(w) if w[-1] == "s" else w for w in _WORD.findall(_fold(text)) if w not in _STOPWORDS]
 
 
 def normalize(scores: Sequence[float]) -> list[float]:
