@@ -38,7 +38,9 @@ class ReduceStructured(BaseStage):
 
     A unit naming an identifier of the query (``ord_00179f3a``, ``City137``: a token with
     a digit, underscore or inner capital) is always kept; otherwise the best BM25 units
-    scoring at least ``min_score`` times the best are kept, at most ``top_k``.
+    scoring at least ``min_score`` times the best are kept, at most ``top_k`` (and any unit
+    scoring exactly as the last one kept: a tie is not broken by position). A table question
+    naming no row keeps every row and drops the columns it does not need.
     Every kept byte is original apart from the markers, which all contain ``…``.
 
     A chunk that is structured from end to end gets ``metadata["tokenslim_structured"]`` (its
@@ -64,7 +66,7 @@ class ReduceStructured(BaseStage):
 
     Args:
         top_k: Most units (rows, items, lines, functions) kept on BM25 relevance alone, per
-            collection; identifier matches come on top. Default 5.
+            collection; identifier matches and units tied with the last one kept come on top. Default 5.
         min_score: Relative BM25 floor: a unit is kept on relevance when it scores at least
             this share of the best unit. Default 0.5.
         min_items: Collections (arrays, tables, logs) with fewer units are kept whole. Default 8.

@@ -1,7 +1,8 @@
 """StripHTML: turn chunks and history messages that hold HTML into their main text.
 
-Runs first in :func:`tokenslim.default_pipeline`. Plain text passes through untouched
-after a linear scan for markup (see :func:`tokenslim.html.looks_like_html`: a prefix such
+Runs first in :func:`tokenslim.default_pipeline`. Plain text passes through untouched but
+for its invisible code points (:func:`remove_invisible`), after a linear scan for markup
+(see :func:`tokenslim.html.looks_like_html`: a prefix such
 as a BOM, an XML declaration, a line of text or an ``<svg>`` sprite does not hide a page
 from it); HTML is replaced by its main content, with hidden text (prompt-injection
 vector) and boilerplate removed and recorded. History messages of any role (a tool
@@ -195,7 +196,8 @@ def plan_strip(
 
 
 class StripHTML(BaseStage):
-    """Replace HTML chunks by their main text; drop pages without any.
+    """Replace HTML chunks by their main text; drop pages without any; remove invisible code
+    points from every chunk and history message (reason ``invisible_chars``).
 
     Args:
         min_chars: An HTML chunk whose main text is shorter than this is dropped
