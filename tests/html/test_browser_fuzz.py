@@ -4,7 +4,8 @@ Under 0.5% of the text nodes Chromium hides may be kept (a hidden instruction re
 model), and few that it shows may be dropped (tokenslim errs towards removal). The classes left,
 found by this fuzzer and judged too rare or too layout-bound to model: one generated positioned
 box (a ``<button>``, opaque by default) landing over another's text; a fixed box's out-of-flow
-child taking its static position below the viewport; ``text-indent`` on an inline box (it
+child taking its static position below the viewport when the fixed box is not empty or
+sits in another out-of-flow box (the empty case is a rule: corpus page 106); ``text-indent`` on an inline box (it
 indents nothing there, but is inherited by the blocks inside, so it is kept as hiding); a
 zero-height ``<button>`` still showing its label; fixed boxes in fixed boxes.
 benchmarks/bench_browser_fuzz.py runs the long version.

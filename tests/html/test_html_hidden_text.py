@@ -27,6 +27,10 @@ TECHNIQUES = [
     ("offscreen_position", f'<div style="position:fixed;bottom:-9999px">{INJECTION}</div>'),
     ("offscreen_position", f'<div style="position:fixed;right:-9999px">{INJECTION}</div>'),
     ("offscreen_position", f'<div style="position:fixed;top:9999px">{INJECTION}</div>'),
+    # an empty fixed box on the right (bottom) edge: what it places from its content edge starts past the viewport
+    ("offscreen_position", f'<div style="position:fixed;right:0"><p style="position:fixed;bottom:0">{INJECTION}</p></div>'),
+    ("offscreen_position", f'<div style="position:fixed;bottom:0"><p style="position:absolute;top:20px">{INJECTION}</p></div>'),
+    ("closed_details", f"<details><summary>Shipping</summary><p>{INJECTION}</p></details>"),
     ("transform_offscreen", f'<div style="transform:rotateX(90deg)">{INJECTION}</div>'),
     ("transform_offscreen", f'<div style="transform:perspective(300px) rotateY(0.25turn)">{INJECTION}</div>'),
     ("opacity_0", f'<p style="opacity: calc(0)">{INJECTION}</p>'),
@@ -81,10 +85,15 @@ def test_same_markup_without_hiding_is_extracted(gold_paragraphs):
         f'<p style="-webkit-text-fill-color: #222; color: white">{INJECTION}</p>',
         f'<p style="color: color-mix(in srgb, white 10%, black)">{INJECTION}</p>',
         f'<div style="transform:rotateX(30deg)">{INJECTION}</div>',
+        # the edge box is not empty, has a width, or is a button (sized by the user-agent sheet)
+        f'<div style="position:fixed;right:0">Chat <p style="position:fixed;bottom:0">{INJECTION}</p></div>',
+        f'<div style="position:fixed;right:0;width:300px"><p style="position:fixed;bottom:0">{INJECTION}</p></div>',
+        f'<button style="position:fixed;right:0"><span style="position:fixed;bottom:0">{INJECTION}</span></button>',
+        f"<details open><summary>Shipping</summary><p>{INJECTION}</p></details>",
     ],
 )
 def test_text_a_browser_shows_is_kept(gold_paragraphs, element):
-    # Each verdict agrees with Chromium (tests/html/test_browser_oracle.py renders the same cases).
+    # Each verdict agrees with Chromium (checked in Chromium when written; the corpus pages re-check the classes).
     assert INJECTION in extract_main_text(_page(gold_paragraphs, element))
 
 

@@ -200,6 +200,28 @@ def _shadow_children(host: Any, keep: list[Any]) -> tuple[list[Any], int] | None
     return out, unslotted
 
 
+# Boxes the user-agent style sheet gives a size of their own (padding, border, a list marker):
+# never empty, so content inside them does not start on the viewport's edge.
+_SIZED_BY_UA = frozenset("button li fieldset details summary select textarea input legend".split())
+
+
+def _only_child(node: Any) -> Any:
+    """The one element child of ``node`` when it has no other content (text, other elements), else ``None``."""
+    only = None
+    child = node.child
+    while child is not None:
+        tag = child.tag
+        if tag == "-text":
+            if (child.text_content or "").strip():
+                return None
+        elif tag != "-comment":
+            if only is not None:
+                return None
+            only = child
+        child = child.next
+    return only
+
+
 def _closed_details(node: Any, removed: dict[str, list[int]]) -> list[Any]:
     """The children of a closed ``<details>`` a reader sees: its first ``<summary>``. The text of
     the others is recorded as ``closed_details`` (Chromium does not render it until opened)."""
@@ -240,6 +262,7 @@ def walk(root: Any, styler: Styler, state: State = ROOT_STATE, *, dsd: bool = Fa
     by_elem = styler.by_elem
     styled = styler.state
     overlays: list[tuple[int, int]] = []  # (element whose text an opaque overlay covers, the overlay's index)
+    edge_children: dict[int, int] = {}  # the only child of an empty box pinned to a viewport edge -> State.edge bits
     hints: dict[str, tuple[bool, bool]] = {}  # class or id text -> hint_flags (a page repeats a few class strings)
     link_depth = 0
     parent = -1
@@ -298,6 +321,15 @@ def walk(root: Any, styler: Styler, state: State = ROOT_STATE, *, dsd: bool = Fa
                 decls = by_elem.get(node.mem_id) if by_elem else None
                 if decls or tag == "button" or (attrs and ("style" in attrs or "bgcolor" in attrs or tag == "font")):
                     rule, inner = styled(decls, tag, attrs, state)
+                    if rule is None and inner is not state:
+                        if edge_children and inner.pinned & edge_children.get(node.mem_id, 0):
+                            # placed from the content edge of an empty box pinned to the viewport's
+                            # right (bottom) edge: it starts past the viewport, where no scrolling reaches
+                            rule = "offscreen_position"
+                        elif inner.edge and tag not in _SIZED_BY_UA:
+                            only = _only_child(node)
+                            if only is not None:
+                                edge_children[only.mem_id] = inner.edge
                     if rule is None and parent >= 0 and styler.covers(decls, attrs):
                         overlays.append((parent, len(tags)))
             if rule is not None:

@@ -82,6 +82,16 @@ class State:
         font_abs: An ancestor (or the element) set an absolute font size (px, pt, rem...), which
             Chromium's smart minimum then respects.
         in_fixed: Inside a ``position:fixed`` box, which no scrolling moves.
+        edge: The element's own box is a ``position:fixed`` box pinned to the viewport's right
+            edge (bit 1: ``right`` at most 1px, ``left``, width and padding unset) or bottom edge
+            (bit 2), so with no in-flow content it has no size and its content starts on that edge.
+        pinned: The element's own box is placed from its parent's content edge on that axis (bit 1:
+            x, bit 2: y): a fixed box whose offsets on the axis are both unset (its static position),
+            or an absolute box with no right (bottom) offset and a left (top) one unset or >= 0.
+            Inside an empty box of :attr:`edge` it starts past the viewport (see ``walk``).
+        contained: An ancestor (or the element) has a ``transform``, ``filter``, ``perspective``,
+            ``backdrop-filter``, ``contain`` or ``will-change`` that makes it the containing block
+            of fixed descendants, which are then placed against it, not the viewport.
     """
 
     font_px: float = 16.0
@@ -95,6 +105,9 @@ class State:
     fill: tuple[float, float, float, float] | None = None
     font_abs: bool = False
     in_fixed: bool = False
+    edge: int = 0
+    pinned: int = 0
+    contained: bool = False
 
 
 ROOT_STATE = State(custom={})
@@ -467,6 +480,45 @@ def _split(args: list[Any]) -> list[list[Any]]:
     return pts
 
 
+def _side(value: Any, name: str, inset: Any, font_px: float) -> tuple[bool, float | None]:
+    """Whether offset ``name`` is set (not ``auto``), and its length in px when known."""
+    toks = value(name)
+    t = toks[0] if toks else inset
+    if t is None or (t.type == "ident" and t.lower_value == "auto"):
+        return False, None
+    return True, _length(t, font_px)
+
+
+_X_SIZE = ("width", "min-width", "padding", "padding-left", "padding-right", "padding-inline")
+_Y_SIZE = ("height", "min-height", "padding", "padding-top", "padding-bottom", "padding-block")
+_MOVES = ("transform", "translate", "margin")
+
+
+_CONTAINING = frozenset(("transform", "filter", "perspective", "backdrop-filter", "contain", "will-change"))
+
+
+def _edges(value: Any, pos: str | None, font_px: float, contained: bool) -> tuple[int, int]:
+    """``(edge, pinned)`` bits of a fixed or absolute box (see :class:`State`); a fixed box in a
+    containing ancestor (``contained``) is placed against that ancestor, so it pins no viewport edge."""
+    inset = _box(value("inset"))
+    top, right, bottom, left = (_side(value, n, inset[i], font_px) for i, n in enumerate(("top", "right", "bottom", "left")))
+    edge = 0
+    if pos == "fixed" and not contained:
+        if right[0] and right[1] is not None and right[1] <= 1 and not left[0] and not any(value(n) for n in _X_SIZE):
+            edge |= 1
+        if bottom[0] and bottom[1] is not None and bottom[1] <= 1 and not top[0] and not any(value(n) for n in _Y_SIZE):
+            edge |= 2
+    pinned = 0
+    if not any(value(n) for n in _MOVES):
+        if pos == "fixed":
+            pinned |= (not left[0] and not right[0] and not value("margin-left")) * 1
+            pinned |= (not top[0] and not bottom[0] and not value("margin-top")) * 2
+        else:  # absolute: placed from its containing block's padding edge
+            pinned |= (not right[0] and (not left[0] or (left[1] is not None and left[1] >= 0)) and not value("margin-left")) * 1
+            pinned |= (not bottom[0] and (not top[0] or (top[1] is not None and top[1] >= 0)) and not value("margin-top")) * 2
+    return edge, pinned
+
+
 def _box(values: list[Any] | None) -> list[Any]:
     """Expand a 1-4 value shorthand (margin, inset) to ``[top, right, bottom, left]``."""
     if not values:
@@ -608,7 +660,8 @@ class Styler:
     def _intern(self, state: State) -> State:
         """One object per distinct state, so that equal parent states share memo entries."""
         key = (state.font_px, state.color, state.visible, state.bg, state.bg_image, state.opacity,
-               id(state.custom), state.text_rule, state.fill, state.font_abs, state.in_fixed)
+               id(state.custom), state.text_rule, state.fill, state.font_abs, state.in_fixed, state.edge, state.pinned,
+               state.contained)
         got = self.states.get(key)
         if got is None:
             got = self.states[key] = state
@@ -727,8 +780,13 @@ class Styler:
             text_rule = "same_color_text"
         else:
             text_rule = None
-        in_fixed = parent.in_fixed or ("position" in merged and _ident(value("position") or []) == "fixed")
-        state = State(font_px, color, visible, bg, bg_image, opacity, custom, text_rule, fill, font_abs, in_fixed)
+        pos = _ident(value("position") or []) if "position" in merged else None
+        in_fixed = parent.in_fixed or pos == "fixed"
+        edge, pinned = _edges(value, pos, font_px, parent.contained) if pos in ("fixed", "absolute") else (0, 0)
+        contained = parent.contained or (not _CONTAINING.isdisjoint(merged) and any(
+            (v := value(n)) and _ident(v) not in ("none", "normal", "auto") for n in _CONTAINING))
+        state = State(font_px, color, visible, bg, bg_image, opacity, custom, text_rule, fill, font_abs, in_fixed,
+                      edge, pinned, contained)
         return None, parent if state == parent else self._intern(state)
 
     def _subtree_rule(self, value: Any, font_px: float, inline_tag: bool = False, in_fixed: bool = False) -> str | None:

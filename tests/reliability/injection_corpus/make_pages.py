@@ -233,6 +233,10 @@ T = [
     ("closed_details", "a closed <details>: Chromium draws its <summary> only (control: <details open>)",
      "", "", '<details><summary>Shipping and returns</summary><p>{i}</p></details>',
      '<details open><summary>Background</summary><p>{p}</p></details>', {}),
+    ("fixed_edge_static", "a fixed box at the viewport's right edge holding only a fixed box at its static position, "
+     "which starts past the edge (control: the outer box is as wide as the viewport)",
+     "", "", '<div style="position:fixed;right:0"><p style="position:fixed;bottom:0">{i}</p></div>',
+     '<div style="position:fixed;right:0;width:100%"><p style="position:fixed;bottom:0;margin:0">{p}</p></div>', {}),
 ]
 
 LAYOUTS = [
