@@ -4,8 +4,9 @@
 
 The earlier commit is checked out in a temporary git worktree. Each round runs both versions,
 one process each, in alternating order (drift on a shared machine hits both alike); a process
-times ``extract_main_text`` on the 421 shared HTML pages (121 article-benchmark pages, 300
-trafilatura-eval pages), each page's best of 3. Per page, the median over rounds is kept.
+times ``extract_main_text`` on the 421 shared HTML pages that ``bench_html.py`` scores (its
+``load_pages``: 121 article-benchmark pages, 300 trafilatura-eval pages), each page's best of 3.
+Per page, the median over rounds is kept.
 Reports the p50 and mean of those per-page times and the median per-page ratio (this checkout
 over the base). Needs ``../shared/data``.
 """
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import pickle
 import statistics
 import subprocess
 import sys
@@ -21,20 +23,18 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from bench_html import load_pages  # noqa: E402  (the pages bench_html.py scores, read once here)
 
 _TIMER = r"""
-import gzip, json, sys, time
-from pathlib import Path
+import json, pickle, sys, time
 sys.path.insert(0, sys.argv[1])
 import tokenslim
 assert tokenslim.__file__.startswith(sys.argv[1]), tokenslim.__file__
 from tokenslim.html import extract_main_text
-root = Path(sys.argv[2])
-aeb, tes = root / "article_extraction_benchmark", root / "trafilatura_eval_subset"
-pages = [gzip.open(aeb / "html" / f"{pid}.html.gz").read()
-         for pid in sorted(json.loads((aeb / "ground-truth.json").read_text(encoding="utf-8")))]
-pages += [gzip.open(tes / e["html"]).read()
-          for e in sorted(json.loads((tes / "annotations.json").read_text(encoding="utf-8")).values(), key=lambda e: e["html"])]
+with open(sys.argv[2], "rb") as f:
+    pages = pickle.load(f)
 for p in pages[:20]:
     extract_main_text(p)
 out = []
@@ -51,9 +51,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--base", required=True, help="the earlier commit")
     ap.add_argument("--rounds", type=int, default=6)
-    ap.add_argument("--data", default=str(ROOT.parent / "shared" / "data"))
     args = ap.parse_args()
+    articles, snippets = load_pages()
     with tempfile.TemporaryDirectory() as tmp:
+        pages = Path(tmp) / "pages.pickle"
+        pages.write_bytes(pickle.dumps([html for _, html, *_ in articles + snippets]))
         base = Path(tmp) / "base"
         subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "-q", "--detach", str(base), args.base], check=True)
         try:
@@ -61,7 +63,7 @@ def main() -> None:
             runs: dict[str, list[list[float]]] = {k: [] for k in trees}
             for r in range(args.rounds):
                 for name in (["base", "head"] if r % 2 == 0 else ["head", "base"]):
-                    out = subprocess.run([sys.executable, "-c", _TIMER, str(trees[name]), args.data], capture_output=True,
+                    out = subprocess.run([sys.executable, "-c", _TIMER, str(trees[name]), str(pages)], capture_output=True,
                                          text=True, check=True, cwd=tmp).stdout
                     runs[name].append(json.loads(out))
         finally:

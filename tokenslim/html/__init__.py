@@ -42,6 +42,10 @@ class Removed:
     count: int
     chars: int
 
+    def __add__(self, other: "Removed") -> "Removed":
+        """Both records as one (the same rule counted in two places)."""
+        return Removed(self.count + other.count, self.chars + other.chars)
+
 
 @dataclass(frozen=True)
 class Extraction:

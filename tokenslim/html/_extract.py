@@ -125,8 +125,7 @@ def run(html: str | bytes, *, keep_tables: bool = True, select: bool = True) -> 
     kept, dropped = select_blocks(model) if select else (model.blocks, [])
     removed = {k: Removed(v[0], v[1]) for k, v in model.removed.items()}
     if noscript is not None:
-        seen = removed.get("noscript", Removed(0, 0))
-        removed["noscript"] = Removed(seen.count + noscript.count, seen.chars + noscript.chars)
+        removed["noscript"] = removed.get("noscript", Removed(0, 0)) + noscript
     if dropped:
         removed["boilerplate"] = Removed(len(dropped), sum(len(b.text) for b in dropped))
     out = render(kept, keep_tables=keep_tables)

@@ -508,14 +508,20 @@ def _edges(value: Any, pos: str | None, font_px: float, contained: bool) -> tupl
             edge |= 1
         if bottom[0] and bottom[1] is not None and bottom[1] <= 1 and not top[0] and not any(value(n) for n in _Y_SIZE):
             edge |= 2
-    pinned = 0
-    if not any(value(n) for n in _MOVES):
+    if any(value(n) for n in _MOVES):
+        return edge, 0
+
+    def from_start(start: tuple[bool, float | None], end: tuple[bool, float | None]) -> bool:
+        # fixed: at its static position (no offset on the axis); absolute: placed from the start edge
         if pos == "fixed":
-            pinned |= (not left[0] and not right[0] and not value("margin-left")) * 1
-            pinned |= (not top[0] and not bottom[0] and not value("margin-top")) * 2
-        else:  # absolute: placed from its containing block's padding edge
-            pinned |= (not right[0] and (not left[0] or (left[1] is not None and left[1] >= 0)) and not value("margin-left")) * 1
-            pinned |= (not bottom[0] and (not top[0] or (top[1] is not None and top[1] >= 0)) and not value("margin-top")) * 2
+            return not start[0] and not end[0]
+        return not end[0] and (not start[0] or (start[1] is not None and start[1] >= 0))
+
+    pinned = 0
+    if from_start(left, right) and not value("margin-left"):
+        pinned |= 1
+    if from_start(top, bottom) and not value("margin-top"):
+        pinned |= 2
     return edge, pinned
 
 

@@ -43,6 +43,7 @@ _FENCE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n.*?^[ \t]*\1[ \t]*$", re.S | re.M)
 # what a reader never sees besides HIDDEN_RULES: script and style bodies, <object>, <iframe>...
 _UNSEEN = HIDDEN_RULES | {"script", "style", "non_content_tag"}
 # a JSON string literal (JSON forbids raw control characters in one, so it never spans lines)
+_NONE = Removed(0, 0)
 _JSON_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 
 
@@ -140,8 +141,7 @@ def _extract_json(text: str, *, keep_tables: bool, max_bytes: int) -> Extraction
             return m.group()
         ex = extract(decoded, keep_tables=keep_tables, max_bytes=max_bytes)
         for rule, r in ex.removed.items():
-            seen = removed.get(rule)
-            removed[rule] = Removed(r.count + (seen.count if seen else 0), r.chars + (seen.chars if seen else 0))
+            removed[rule] = removed.get(rule, _NONE) + r
         changed = True
         return json.dumps(ex.text.strip(), ensure_ascii=False)
 
@@ -150,8 +150,7 @@ def _extract_json(text: str, *, keep_tables: bool, max_bytes: int) -> Extraction
         return None
     new, invisible = remove_invisible(new)  # in the values left as they were
     if invisible:
-        seen = removed.get("invisible_chars")
-        removed["invisible_chars"] = Removed(invisible + (seen.count if seen else 0), invisible + (seen.chars if seen else 0))
+        removed["invisible_chars"] = removed.get("invisible_chars", _NONE) + Removed(invisible, invisible)
     return Extraction(text=new, input_chars=len(text), removed=removed)
 
 
