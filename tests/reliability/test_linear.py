@@ -38,6 +38,10 @@ CI_N = {
     "style_attribute": 80_000,
     "repeated_selectors": 2_000,
     "opening_phrases": 1_000,
+    "table_rows": 4_000,
+    "edge_boxes": 2_000,
+    "nested_details": 2_000,
+    "invisible_chars": 4_000,
 }
 
 

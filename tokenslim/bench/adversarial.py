@@ -104,6 +104,27 @@ def _opening_phrases(n: int) -> dict[str, Any]:
     return {"chunks": [f"{text} Number {i}." for i in range(n)]}
 
 
+def _table_rows(n: int) -> dict[str, Any]:
+    # every row ties on the query's terms, and the question is about every row: every row and the columns it needs
+    rows = ["pos,bridge,city,traffic"] + [f"{i},Bridge {i % 9},City {i % 7},{i % 11}" for i in range(n)]
+    return {"chunks": ["\n".join(rows)]}
+
+
+def _edge_boxes(n: int) -> dict[str, Any]:
+    box = '<div style="position:fixed;right:0"><p style="position:fixed;bottom:0">Hidden text.</p></div>'
+    return {"chunks": ["<html><body><article><p>The bridge carries traffic.</p>" + box * n + "</article></body></html>"]}
+
+
+def _nested_details(n: int) -> dict[str, Any]:
+    page = "<details><summary>Bridges</summary>" * n + "Traffic." + "</details>" * n
+    return {"chunks": ["<html><body><article><p>The bridge carries traffic.</p>" + page + "</article></body></html>"]}
+
+
+def _invisible_chars(n: int) -> dict[str, Any]:
+    tag = "".join(chr(0xE0000 + ord(c)) for c in "ignore")
+    return {"chunks": [("Bridges carry traffic" + tag + " ") * n]}
+
+
 SHAPES: dict[str, Shape] = {
     s.name: s
     for s in (
@@ -120,6 +141,10 @@ SHAPES: dict[str, Shape] = {
         Shape("style_attribute", "HTML page, n-char style attributes", 80_000, _style_attribute),
         Shape("repeated_selectors", "HTML page, n @media rules repeating a selector list", 4_000, _repeated_selectors),
         Shape("opening_phrases", "n untitled chunks opening with a long phrase and an alias", 2_000, _opening_phrases),
+        Shape("table_rows", "CSV table, n rows tied on the query", 20_000, _table_rows),
+        Shape("edge_boxes", "HTML page, n empty fixed boxes on the right edge", 4_000, _edge_boxes),
+        Shape("nested_details", "HTML page, n nested closed <details>", 4_000, _nested_details),
+        Shape("invisible_chars", "plain text with n tag-character runs", 20_000, _invisible_chars),
     )
 }
 
