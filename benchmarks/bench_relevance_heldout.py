@@ -1,4 +1,4 @@
-"""Held-out check of the learned relevance model on MuSiQue: two folds, each half judged by a model that never saw it.
+"""Held-out check of the learned relevance model: MuSiQue by two folds, and the shared HotpotQA / 2Wiki samples.
 
 The shipped model is trained on every MuSiQue train question we have (100, 20 paragraphs each),
 so MuSiQue figures measured with it would be in-sample. This script splits that file in two
@@ -17,6 +17,13 @@ Usage::
         [--models fold_a.json fold_b.json]   # reuse models trained on each half
 
 Writes ``results/relevance_heldout_musique.json``.
+
+``--shared`` instead judges ``../shared/data``'s HotpotQA (300) and 2WikiMultihopQA (100) samples,
+which the shipped model trains on (so ``bench_compression.py``'s figures on them are in-sample): each
+sample by a model trained the same way without it (``train_relevance.py --exclude hotpotqa`` /
+``--exclude twowiki``; the HotpotQA and 2Wiki train files stay in), titles in metadata, no title, and
+open retrieval (BM25 top-20 over both samples' pooled paragraphs, as in ``bench_compression.py``).
+Writes ``results/relevance_heldout_shared.json``.
 """
 
 from __future__ import annotations
@@ -66,12 +73,17 @@ def _examples(rows: list[dict[str, Any]], setting: str) -> list[D.Example]:
 
 
 def evaluate(model: Path, rows: list[dict[str, Any]], setting: str, recall: float) -> dict[str, Any]:
+    return judge(model, _examples(rows, setting), recall)
+
+
+def judge(model: Path, examples: list[D.Example], recall: float) -> dict[str, Any]:
+    """``default_pipeline()`` with ``model`` at ``recall`` over the examples: tokens, answer kept per question, p50."""
     pipe = default_pipeline()
     pipe.set_params(compress_documents__model=str(model), compress_documents__recall=recall)
     kept: list[float | None] = []
     before = after = 0
     times = []
-    for ex in _examples(rows, setting):
+    for ex in examples:
         golds = span_answers(ex.answers)
         t0 = time.perf_counter()
         r = pipe.run(ex.query, ex.chunks)
@@ -84,6 +96,53 @@ def evaluate(model: Path, rows: list[dict[str, Any]], setting: str, recall: floa
     return {"before": before, "after": after, "kept": [k for k in kept], "p50_ms": 1000 * times[len(times) // 2]}
 
 
+def _row(setting: str, recall: float, parts: list[dict[str, Any]]) -> dict[str, Any]:
+    kept = [k for p in parts for k in p["kept"]]
+    ci = wilson_ci(kept)
+    row = {
+        "setting": setting,
+        "recall": recall,
+        "ratio": sum(p["before"] for p in parts) / max(1, sum(p["after"] for p in parts)),
+        "quality": ci.as_dict(),
+        "kept": int(sum(k for k in kept if k is not None)),
+        "p50_ms": max(p["p50_ms"] for p in parts),
+    }
+    print(f"{setting:<24} recall {recall:<5g} ratio {row['ratio']:.2f}x  answer kept {ci.mean:.1%} [{ci.low:.1%}, {ci.high:.1%}] "
+          f"({row['kept']}/{ci.n})  p50 {row['p50_ms']:.1f} ms", flush=True)
+    return row
+
+
+def _train(out: Path, args: argparse.Namespace, extra: list[str]) -> None:
+    """``scripts/train_relevance.py`` with the shipped model's sources and settings, plus ``extra``."""
+    cmd = [sys.executable, str(ROOT / "scripts" / "train_relevance.py"), "--shared", "--nq", str(args.nq), "--folds", "3", "--out", str(out), *extra]
+    for f in args.twowiki:
+        cmd += ["--twowiki", str(f)]
+    for f in args.hotpot:
+        cmd += ["--hotpot", str(f)]
+    print("training:", " ".join(cmd), flush=True)
+    subprocess.run(cmd, check=True)
+
+
+SHARED = {"hotpotqa": ("HotpotQA", D.hotpotqa, D.hotpotqa_open), "twowiki": ("2WikiMultihopQA", D.twowiki, D.twowiki_open)}
+
+
+def shared_heldout(args: argparse.Namespace, recalls: list[float]) -> dict[str, Any]:
+    """Each shared sample judged by a model trained without it (see the module docstring)."""
+    tmp = Path(tempfile.mkdtemp())
+    models = dict(zip(SHARED, args.models)) if args.models else {}
+    table: dict[str, Any] = {}
+    for name, (label, load, load_open) in SHARED.items():
+        if name not in models:
+            models[name] = tmp / f"model_without_{name}.json"
+            _train(models[name], args, ["--musique", str(args.musique), "--exclude", name])
+        examples = load()
+        settings = {"metadata_title": D.as_format(examples, "metadata_title"), "no_title": D.as_format(examples, "no_title"), "open": load_open()}
+        for setting, exs in settings.items():
+            for recall in recalls:
+                table[f"{name} {setting} recall={recall:g}"] = _row(f"{label} {setting}", recall, [judge(models[name], exs, recall)])
+    return table
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--musique", type=Path, required=True)
@@ -91,9 +150,23 @@ def main() -> int:
     ap.add_argument("--hotpot", type=Path, action="append", default=[])
     ap.add_argument("--nq", type=int, default=300, help="NQ questions in training, as for the shipped model (default 300)")
     ap.add_argument("--recall", type=float, action="append", default=[])
-    ap.add_argument("--models", type=Path, nargs=2, default=None, help="models already trained without half A / half B")
+    ap.add_argument("--models", type=Path, nargs=2, default=None,
+                    help="models already trained without half A / half B (with --shared: without HotpotQA / 2Wiki)")
+    ap.add_argument("--shared", action="store_true", help="judge the shared HotpotQA and 2Wiki samples instead (see above)")
     args = ap.parse_args()
     recalls = args.recall or [0.9]
+    named = ["--musique", args.musique.name, *[a for f in args.twowiki for a in ("--twowiki", f.name)],
+             *[a for f in args.hotpot for a in ("--hotpot", f.name)], "--nq", str(args.nq), *[a for r in recalls for a in ("--recall", f"{r:g}")]]
+    # data files by name only (they live wherever the user keeps them); reused models are noted, not named by path
+    command = "python benchmarks/bench_relevance_heldout.py " + " ".join(named + (["--shared"] if args.shared else []))
+    if args.models:
+        command += "  (models reused via --models, trained by this script's own training command)"
+    if args.shared:
+        note = "each shared sample judged by a model trained without it (the other sources, its dataset's train file included, stay in)"
+        shared: dict[str, Any] = {"command": command, "questions": "HotpotQA 300, 2WikiMultihopQA 100", "note": note,
+                                  "rows": shared_heldout(args, recalls)}
+        (ROOT / "results" / "relevance_heldout_shared.json").write_text(json.dumps(shared, indent=2) + "\n")
+        return 0
     lines = [line for line in args.musique.read_text(encoding="utf-8").splitlines() if line.strip()]
     halves = [lines[: len(lines) // 2], lines[len(lines) // 2 :]]
     tmp = Path(tempfile.mkdtemp())
@@ -104,13 +177,7 @@ def main() -> int:
         train_half = tmp / f"musique_train_half{k}.jsonl"
         train_half.write_text("\n".join(half) + "\n", encoding="utf-8")
         out = tmp / f"model_without_half{1 - k}.json"
-        cmd = [sys.executable, str(ROOT / "scripts" / "train_relevance.py"), "--shared", "--nq", str(args.nq), "--musique", str(train_half), "--folds", "3", "--out", str(out)]
-        for f in args.twowiki:
-            cmd += ["--twowiki", str(f)]
-        for f in args.hotpot:
-            cmd += ["--hotpot", str(f)]
-        print("training:", " ".join(cmd), flush=True)
-        subprocess.run(cmd, check=True)
+        _train(out, args, ["--musique", str(train_half)])
         models.append(out)
     # models[0] saw half 0 (A) and is judged on half 1 (B); models[1] saw half 1 and is judged on half 0
     table: dict[str, Any] = {}
@@ -118,25 +185,8 @@ def main() -> int:
         for recall in recalls:
             parts = [evaluate(models[0], [json.loads(x) for x in halves[1]], setting, recall),
                      evaluate(models[1], [json.loads(x) for x in halves[0]], setting, recall)]
-            kept = parts[0]["kept"] + parts[1]["kept"]
-            ci = wilson_ci(kept)
-            row = {
-                "setting": setting,
-                "recall": recall,
-                "ratio": sum(p["before"] for p in parts) / max(1, sum(p["after"] for p in parts)),
-                "quality": ci.as_dict(),
-                "kept": int(sum(k for k in kept if k is not None)),
-                "p50_ms": max(p["p50_ms"] for p in parts),
-            }
-            table[f"{setting} recall={recall:g}"] = row
-            print(f"{setting:<16} recall {recall:<5g} ratio {row['ratio']:.2f}x  answer kept {ci.mean:.1%} [{ci.low:.1%}, {ci.high:.1%}] ({row['kept']}/{ci.n})  p50 {row['p50_ms']:.1f} ms", flush=True)
-    # data files by name only (they live wherever the user keeps them); reused models are noted, not named by path
-    named = ["--musique", args.musique.name, *[a for f in args.twowiki for a in ("--twowiki", f.name)],
-             *[a for f in args.hotpot for a in ("--hotpot", f.name)], "--nq", str(args.nq), *[a for r in recalls for a in ("--recall", f"{r:g}")]]
-    command = "python benchmarks/bench_relevance_heldout.py " + " ".join(named)
-    if args.models:
-        command += "  (fold models reused via --models, trained by this script's own training command)"
-    payload = {"command": command, "questions": len(lines), "note": "each half judged by a model trained without it", "rows": table}
+            table[f"{setting} recall={recall:g}"] = _row(setting, recall, parts)
+    payload: dict[str, Any] = {"command": command, "questions": len(lines), "note": "each half judged by a model trained without it", "rows": table}
     (ROOT / "results" / "relevance_heldout_musique.json").write_text(json.dumps(payload, indent=2) + "\n")
     return 0
 
