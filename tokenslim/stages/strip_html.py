@@ -42,8 +42,8 @@ __all__ = ["StripHTML", "plan_strip", "is_source_code", "code_not_page", "is_jso
 _FENCE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n.*?^[ \t]*\1[ \t]*$", re.S | re.M)
 # what a reader never sees besides HIDDEN_RULES: script and style bodies, <object>, <iframe>...
 _UNSEEN = HIDDEN_RULES | {"script", "style", "non_content_tag"}
+_NONE = Removed(0, 0)  # the start of a sum of removal records
 # a JSON string literal (JSON forbids raw control characters in one, so it never spans lines)
-_NONE = Removed(0, 0)
 _JSON_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 
 
