@@ -21,7 +21,8 @@ Writes ``results/relevance_heldout_musique.json``.
 ``--shared`` instead judges ``../shared/data``'s HotpotQA (300) and 2WikiMultihopQA (100) samples,
 which the shipped model trains on (so ``bench_compression.py``'s figures on them are in-sample): each
 sample by a model trained the same way without it (``train_relevance.py --exclude hotpotqa`` /
-``--exclude twowiki``; the HotpotQA and 2Wiki train files stay in), titles in metadata, no title, and
+``--exclude twowiki``; the HotpotQA and 2Wiki train files stay in), in every input format of
+``tokenslim.bench.datasets.FORMATS`` (title in metadata, in the text, none, ``document_title``, raw HTML) and
 open retrieval (BM25 top-20 over both samples' pooled paragraphs, as in ``bench_compression.py``).
 Writes ``results/relevance_heldout_shared.json``.
 """
@@ -136,7 +137,7 @@ def shared_heldout(args: argparse.Namespace, recalls: list[float]) -> dict[str, 
             models[name] = tmp / f"model_without_{name}.json"
             _train(models[name], args, ["--musique", str(args.musique), "--exclude", name])
         examples = load()
-        settings = {"metadata_title": D.as_format(examples, "metadata_title"), "no_title": D.as_format(examples, "no_title"), "open": load_open()}
+        settings = {**{fmt: D.as_format(examples, fmt) for fmt in D.FORMATS}, "open": load_open()}
         for setting, exs in settings.items():
             for recall in recalls:
                 table[f"{name} {setting} recall={recall:g}"] = _row(f"{label} {setting}", recall, [judge(models[name], exs, recall)])
