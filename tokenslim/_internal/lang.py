@@ -13,8 +13,12 @@ import functools
 import json
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-__all__ = ["words", "phrases_pattern", "LANGUAGE"]
+if TYPE_CHECKING:
+    import numpy as np
+
+__all__ = ["words", "phrases_pattern", "word_vectors", "vectors_path", "LANGUAGE"]
 
 LANGUAGE = "en"
 _DIR = Path(__file__).with_name("lang")
@@ -35,3 +39,24 @@ def phrases_pattern(name: str, language: str = LANGUAGE) -> "re.Pattern[str]":
     """A case-insensitive pattern matching any phrase of list ``name`` on word boundaries."""
     phrases = sorted(_table(language)[name], key=len, reverse=True)
     return re.compile(r"\b(?:" + "|".join(re.escape(p).replace(r"\ ", r"\s+") for p in phrases) + r")\b", re.I)
+
+
+def vectors_path(language: str = LANGUAGE) -> Path:
+    """Where ``language``'s word vectors live (``scripts/build_word_vectors.py`` writes them)."""
+    return _DIR / f"{language}_vectors.npz"
+
+
+@functools.lru_cache(maxsize=4)
+def word_vectors(language: str = LANGUAGE) -> "tuple[dict[str, int], np.ndarray] | None":
+    """``language``'s word vectors: each ``terms()`` form's row, and the unit-length rows (float16, as
+    stored: a request converts only the rows it reads), or ``None`` for a language without a vector
+    file (soft matching then falls back to exact matches)."""
+    import numpy as np
+
+    path = vectors_path(language)
+    if not path.exists():
+        return None
+    with np.load(path, allow_pickle=False) as data:
+        keys = [str(k) for k in data["keys"]]
+        rows = np.asarray(data["vectors"])
+    return {k: i for i, k in enumerate(keys)}, rows

@@ -393,8 +393,9 @@ class CompressDocuments(BaseStage):
     atomic units that are kept or dropped whole (see :mod:`tokenslim._internal.sentences`).
 
     Each sentence gets the probability that it is needed to answer the query, from a small
-    model shipped with the package (an MLP over 30 features: BM25 of the sentence and its
-    chunk, the chunk's title named by the query, a multi-hop chain that follows the rare
+    model shipped with the package (gradient-boosted trees over 33 features: BM25 of the
+    sentence and its chunk, the query's words matched by word vectors ("spouse" finds
+    "married"), the chunk's title named by the query, a multi-hop chain that follows the rare
     words of the chunks reached so far, the sentence naming another chain chunk's title,
     position, the kind of value asked for, the retriever's rank; see
     :mod:`tokenslim._internal.features`), fitted on public multi-hop training data
