@@ -384,7 +384,9 @@ def fit_trees(x: np.ndarray, y: np.ndarray, w: np.ndarray, seed: int, names: tup
 
     clf = HistGradientBoostingClassifier(random_state=seed, early_stopping=False, **TREES)
     clf.fit(x, y, sample_weight=w)
-    trees = [t[0].nodes for t in clf._predictors]  # one tree per iteration for a binary target
+    # scikit-learn's own (private) tree arrays: one tree per iteration for a binary target. A test checks the export
+    # against predict_proba, so a scikit-learn release that changes them fails there, not in a shipped model.
+    trees = [t[0].nodes for t in clf._predictors]
     width = max(len(t) for t in trees)
     out: dict[str, list[list[Any]]] = {k: [] for k in ("feature", "threshold", "left", "right", "value")}
     for t in trees:

@@ -257,7 +257,8 @@ def _cmd_bench(args: argparse.Namespace, argv: Sequence[str]) -> int:
             instruction=args.instruction or DEFAULT_INSTRUCTION,
             seed=args.seed,
             progress=not args.no_progress,
-            meta={"dataset": args.dataset, "command": command, "model": getattr(backend, "model", None) or args.model or "-"},
+            meta={"dataset": args.dataset, "command": command,
+                  "model": report.portable_path(getattr(backend, "model", None) or args.model or "-")},
         ).as_dict()
         if args.levers:
             from tokenslim.bench.levers import run_levers

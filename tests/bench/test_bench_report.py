@@ -115,3 +115,17 @@ def test_levers_pass_on_the_fake_backend(run) -> None:
     md = report.markdown(rep)
     assert "## Serving levers (4 questions, one at a time)" in md and "refused by the engine" in md
     assert "## Concurrency sweep" in md and "| stable_prefix |" in md
+
+
+def test_a_report_names_no_home_folder(monkeypatch, tmp_path) -> None:
+    """A model under the home folder is recorded from ``~``, so a committed report names no machine's folders;
+    other values (a hub id, a path elsewhere, a folder that only starts with the same letters) stay as given."""
+    from tokenslim.bench.report import portable_path
+
+    monkeypatch.setattr(Path, "home", classmethod(lambda cls: tmp_path / "me"))
+    home = str(tmp_path / "me")
+    assert portable_path(home + "/.cache/tokenslim/models/SmolLM2") == "~/.cache/tokenslim/models/SmolLM2"
+    assert portable_path(home) == "~"
+    assert portable_path(home + "2/model") == home + "2/model"
+    assert portable_path("HuggingFaceTB/SmolLM2-135M-Instruct") == "HuggingFaceTB/SmolLM2-135M-Instruct"
+    assert portable_path(None) is None

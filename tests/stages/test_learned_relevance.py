@@ -233,6 +233,22 @@ def test_training_script_reproduces_a_model(tmp_path, data_dir) -> None:
     assert r.chunks
 
 
+@pytest.mark.slow
+def test_the_mlp_learner_with_a_second_pass_still_trains_and_loads(tmp_path, data_dir) -> None:
+    """``--learner mlp --passes 2`` (the form shipped before the trees) writes a model the stage loads and runs."""
+    out = tmp_path / "mlp.json"
+    subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "train_relevance.py"), "--shared", "--limit", "8", "--folds", "2",
+         "--learner", "mlp", "--passes", "2", "--out", str(out)],
+        check=True, capture_output=True, text=True, cwd=ROOT,
+    )
+    model = load_model(str(out))
+    assert model.second is not None and model.meta["learner"] == "mlp" and model.meta["passes"] == 2
+    r = _run(CompressDocuments(model=str(out)), "When did the Zorblat Bridge open?",
+             ["The Zorblat Bridge opened in 1932. Cats sleep a lot."])
+    assert r.chunks
+
+
 def test_exported_trees_give_scikit_learns_probabilities() -> None:
     """The numpy tree walk (what inference runs) equals scikit-learn's own prediction, ties on thresholds included
     (features such as shares and flags often sit exactly on a split value)."""
@@ -284,3 +300,28 @@ def test_build_word_vectors_rebuilds_the_shipped_file(tmp_path) -> None:
         assert list(new["keys"]) == list(shipped["keys"])
         a, b = new["vectors"][::37].astype(np.float64), shipped["vectors"][::37].astype(np.float64)
     assert np.abs(a @ a.T - b @ b.T).max() < 0.02
+
+
+@pytest.mark.parametrize(
+    ("corrupt", "why"),
+    [
+        (lambda d: d["trees"]["left"][0].__setitem__(0, 10**6), "node points outside its tree"),
+        (lambda d: d["trees"]["feature"][3].__setitem__(0, -1), "node points outside its tree"),
+        (lambda d: d["trees"]["threshold"].pop(), "different shapes"),
+        (lambda d: d.__setitem__("depth", 10**9), "depth outside"),
+        (lambda d: d["trees"]["value"][0].__setitem__(0, "x"), "ValueError"),
+        (lambda d: d["trees"]["value"][0].__setitem__(0, float("nan")), "non-finite"),
+        (lambda d: d.pop("trees"), "KeyError"),
+        (lambda d: d.pop("recall_table"), "KeyError"),
+        (lambda d: d.__setitem__("features", None), "TypeError"),
+    ],
+)
+def test_a_tampered_model_file_is_a_config_error_at_load(tmp_path, corrupt, why) -> None:
+    """A model file is code-like input (a path in a saved config): every malformed shape is refused when the stage
+    is built, with a typed error, never an IndexError (or an endless walk) at the first request."""
+    data = json.loads(MODEL_PATH.read_text())
+    corrupt(data)
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(ConfigError, match=why):
+        CompressDocuments(model=str(path))

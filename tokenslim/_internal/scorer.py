@@ -136,11 +136,14 @@ class RelevanceModel:
 
 
 def _predictor(data: dict[str, Any]) -> Net | Trees:
+    """One pass of a model file; raises ``ValueError``/``KeyError``/``TypeError`` on a malformed one
+    (:func:`model_from_dict` turns them into a :class:`~tokenslim.errors.ConfigError`)."""
     import numpy as np
 
+    n_features = len(data["features"])
     if data.get("kind") == "trees":
         t = data["trees"]
-        return Trees(
+        trees = Trees(
             float(data["baseline"]),
             np.asarray(t["feature"], dtype=np.intp),
             np.asarray(t["threshold"], dtype=np.float64),
@@ -149,19 +152,50 @@ def _predictor(data: dict[str, Any]) -> Net | Trees:
             np.asarray(t["value"], dtype=np.float64),
             int(data["depth"]),
         )
+        arrays = (trees.feature, trees.threshold, trees.left, trees.right, trees.value)
+        shape = trees.feature.shape
+        # checked once at load, so a tampered file cannot index out of bounds (or loop) at the first request
+        if len(shape) != 2 or any(a.shape != shape for a in arrays) or not 0 <= trees.depth <= 64:
+            raise ValueError("tree arrays of different shapes, or a depth outside 0-64")
+        if trees.feature.size and (
+            trees.feature.min() < 0 or trees.feature.max() >= n_features
+            or min(trees.left.min(), trees.right.min()) < 0 or max(trees.left.max(), trees.right.max()) >= shape[1]
+        ):
+            raise ValueError("a tree node points outside its tree or at a feature the model does not have")
+        if not (np.isfinite(trees.threshold).all() and np.isfinite(trees.value).all() and np.isfinite(trees.baseline)):
+            raise ValueError("a non-finite threshold or value")
+        return trees
     layers = tuple((np.asarray(w, dtype=np.float64), np.asarray(b, dtype=np.float64)) for w, b in data["layers"])
-    return Net(np.asarray(data["mean"], dtype=np.float64), np.asarray(data["scale"], dtype=np.float64), layers)
+    net = Net(np.asarray(data["mean"], dtype=np.float64), np.asarray(data["scale"], dtype=np.float64), layers)
+    width = n_features
+    for w, b in layers:
+        if w.ndim != 2 or w.shape[0] != width or b.shape != (w.shape[1],):
+            raise ValueError("layer shapes do not chain")
+        width = w.shape[1]
+    if net.mean.shape != (n_features,) or net.scale.shape != (n_features,) or width != 1:
+        raise ValueError("standardisation or output shape does not match the features")
+    return net
+
+
+def _malformed(exc: Exception) -> ConfigError:
+    return ConfigError(f"relevance model file is malformed ({type(exc).__name__}: {exc}): retrain it with "
+                       "scripts/train_relevance.py")
 
 
 def model_from_dict(data: dict[str, Any]) -> RelevanceModel:
     """Build a :class:`RelevanceModel` from its JSON form (as ``scripts/train_relevance.py`` writes it).
 
     Raises:
-        ConfigError: the model was trained on other features than this tokenslim computes.
+        ConfigError: the model was trained on other features than this tokenslim computes, or the file is
+            malformed (missing fields, arrays that do not fit together, nodes pointing outside a tree).
     """
-    features = tuple(data["features"])
-    second = data.get("second")
-    if features != FEATURES or (second is not None and tuple(second["features"]) != FEATURES + CONTEXT_FEATURES):
+    try:
+        features = tuple(data["features"])
+        second = data.get("second")
+        second_features = tuple(second["features"]) if second is not None else None
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise _malformed(exc) from None
+    if features != FEATURES or (second_features is not None and second_features != FEATURES + CONTEXT_FEATURES):
         missing = [f for f in FEATURES if f not in features]
         unknown = [f for f in features if f not in FEATURES]
         diff = "; ".join(
@@ -176,8 +210,13 @@ def model_from_dict(data: dict[str, Any]) -> RelevanceModel:
             f"relevance model was trained on {len(features)} features, this tokenslim computes {len(FEATURES)} ({diff}): "
             "retrain it with scripts/train_relevance.py"
         )
-    table = tuple((float(r), float(t)) for r, t in data["recall_table"])
-    return RelevanceModel(features, _predictor(data), _predictor(second) if second else None, table, dict(data.get("meta", {})))
+    try:
+        table = tuple((float(r), float(t)) for r, t in data["recall_table"])
+        first = _predictor(data)
+        later = _predictor(second) if second else None
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+        raise _malformed(exc) from None
+    return RelevanceModel(features, first, later, table, dict(data.get("meta", {})))
 
 
 @functools.lru_cache(maxsize=4)

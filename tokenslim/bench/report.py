@@ -44,6 +44,15 @@ def _delta_ci(d: Mapping[str, Any] | None, digits: int = 2) -> str:
     return f"{d['mean']:+.{digits}f} [{d['low']:+.{digits}f},{d['high']:+.{digits}f}]{'*' if real else ''}"
 
 
+def portable_path(value: Any) -> Any:
+    """A path inside this machine's home folder written from ``~`` (a report names no machine's folders);
+    any other value as given."""
+    home = str(Path.home())
+    if isinstance(value, str) and home not in ("", "/") and (value == home or value.startswith(home + "/")):
+        return "~" + value[len(home):]
+    return value
+
+
 def model_name(meta: Mapping[str, Any]) -> str:
     """The model for display: a local folder shows as its last path part (SmolLM2-135M-Instruct)."""
     model = str(meta.get("model") or "-")

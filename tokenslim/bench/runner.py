@@ -43,6 +43,7 @@ from tokenslim.backends._base import Backend, Measurement
 from tokenslim.bench import likelihood as L
 from tokenslim.bench import metrics as M
 from tokenslim.bench.datasets import Example
+from tokenslim.bench.report import portable_path
 from tokenslim.errors import ConfigError, InputError, MissingDependency
 from tokenslim.tokenizers import Tokenizer, get_tokenizer
 
@@ -585,7 +586,7 @@ def run_ablation(
 
     info: dict[str, Any] = {
         "backend": getattr(backend, "name", type(backend).__name__),
-        "model": getattr(backend, "model", None),
+        "model": portable_path(getattr(backend, "model", None)),
         "dtype": getattr(backend, "dtype", None),
         "n_examples": len(examples),
         "max_tokens": max_tokens,
