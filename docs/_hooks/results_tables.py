@@ -409,6 +409,20 @@ def heldout(path: str) -> str:
                       _table(["input", "recall", "ratio", "answer kept [95% CI]", "p50 ms"], rows, "llrrr")])
 
 
+def learners(path: str) -> str:
+    """benchmarks/bench_relevance_learners.py: learners for the relevance model, out of fold on the training rows."""
+    d = _load(path)
+    sets = [k for k in ("hotpotqa", "twowiki", "musique", "nq") if k in next(iter(d["learners"].values()))]
+    names = {"hotpotqa": "HotpotQA", "twowiki": "2Wiki", "musique": "MuSiQue", "nq": "NQ"}
+    rows = [[name] + [f"{v[k]['ap']:.3f} / {100 * v[k]['kept_at_0.9']:.1f}% / {100 * v[k]['kept_at_0.95']:.1f}%" for k in sets]
+            for name, v in d["learners"].items()]
+    note = (f"{d['questions']:,} questions, {d['rows']:,} sentence rows, {d['folds']} folds grouped by question. "
+            "Each cell: average precision / sentences kept for 90% / for 95% of the needed ones (lower keeps fewer "
+            "tokens for the same recall).")
+    return "\n".join([_source(d.get("command"), path), "", note, "",
+                      _table(["learner"] + [names[k] for k in sets], rows, "l" + "r" * len(sets))])
+
+
 def browser_exact(path: str) -> str:
     """benchmarks/bench_browser_exact.py: milliseconds per page, Python rules vs exact mode (Chromium)."""
     d = _load(path)
@@ -435,7 +449,7 @@ RENDERERS: dict[str, Callable[[str], str]] = {
     "bench_summary": bench_summary, "llama_cpp": llama_cpp, "langchain": langchain,
     "run_batch": run_batch, "ray": ray, "conversation": conversation, "html": html, "injection": injection, "fuzz": fuzz,
     "structured": structured, "pareto": pareto, "heldout": heldout, "conversation_cache": conversation_cache,
-    "browser_exact": browser_exact, "browser_fuzz": browser_fuzz,
+    "browser_exact": browser_exact, "browser_fuzz": browser_fuzz, "learners": learners,
 }
 
 
