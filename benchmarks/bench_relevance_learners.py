@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -67,10 +66,7 @@ def _cell(v: dict[str, float] | None) -> str:
 
 
 def main() -> int:
-    # the same fixed string hash as train_relevance.py: feature sums over sets follow set order
-    if os.environ.get("PYTHONHASHSEED") != "0":
-        os.environ["PYTHONHASHSEED"] = "0"
-        os.execv(sys.executable, [sys.executable, *sys.argv])
+    T.fixed_hash_seed()  # the rows must be train_relevance.py's, to the last digit
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--musique", type=Path, required=True)
     ap.add_argument("--hotpot", type=Path, required=True)

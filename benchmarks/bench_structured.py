@@ -49,6 +49,7 @@ from data_structured import DEFAULT_OUT  # noqa: E402
 from tokenslim import Pipeline, default_pipeline, get_tokenizer  # noqa: E402
 from tokenslim._internal.relevance import bm25_scores, terms  # noqa: E402
 from tokenslim.bench.metrics import contains_answer, wilson_ci  # noqa: E402
+from tokenslim.bench.report import portable_path  # noqa: E402
 
 _MARKER = re.compile(r"…[^\"|\n,<]*")
 
@@ -228,8 +229,7 @@ def main(argv: list[str] | None = None) -> None:
         picked += of_type[: args.limit] if args.limit else of_type
     table = run(picked, args.pipeline)
     _print(table)
-    home = str(Path.home())
-    shown = [a.replace(home, "~", 1) if a.startswith(home) else a for a in (argv if argv is not None else sys.argv[1:])]
+    shown = [portable_path(a) for a in (argv if argv is not None else sys.argv[1:])]
     command = "python benchmarks/bench_structured.py " + " ".join(a if a.startswith("~/") else shlex.quote(a) for a in shown)
     print(f"command: {command}")
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)

@@ -428,12 +428,17 @@ def recall_table(prob: np.ndarray, y: np.ndarray, w: np.ndarray) -> list[list[fl
     return out
 
 
-def main() -> None:
-    # a fixed string hash: feature sums over sets (title words) follow set order, which Python's per-process hash
-    # seed changes; the last digits of a feature then differ, and training amplifies them
+def fixed_hash_seed() -> None:
+    """Re-run this process with ``PYTHONHASHSEED=0`` unless it has it: feature sums over sets (title words)
+    follow set order, which Python's per-process hash seed changes; the last digits of a feature then
+    differ, and training amplifies them."""
     if os.environ.get("PYTHONHASHSEED") != "0":
         os.environ["PYTHONHASHSEED"] = "0"
         os.execv(sys.executable, [sys.executable, *sys.argv])
+
+
+def main() -> None:
+    fixed_hash_seed()
     # one BLAS thread: a multi-threaded sum's order varies from run to run, and 400 epochs amplify that noise into
     # different weights; with one thread the same data and seed give the same model
     from threadpoolctl import threadpool_limits
