@@ -22,6 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "html"))
 from page_grammar import compare  # noqa: E402
 
 from tokenslim.html._browser import Browser  # noqa: E402
+from tqdm import tqdm  # noqa: E402
 
 
 def main() -> None:
@@ -34,7 +35,7 @@ def main() -> None:
     dropped_seeds: list[str] = []
     t0 = time.perf_counter()
     with Browser() as browser:
-        for seed in range(args.pages):
+        for seed in tqdm(range(args.pages), desc="pages", unit="page", file=sys.stderr, mininterval=5):
             for marker, shown, keeps in compare(browser, seed):
                 if not shown:
                     hidden += 1

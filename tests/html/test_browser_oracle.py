@@ -29,18 +29,16 @@ MANIFEST = json.loads((CORPUS / "manifest.json").read_text(encoding="utf-8"))["p
 # off): layout a reader's browser would fix. Found with this test; each checked by hand.
 ALLOWANCE = {
     # the article text overflows a fixed-height column (sized by a script) under the footer
-    "aeb/374ac9a59a85196cdacc1679fb8993521a7b7d9d6533720f102300be1c7face4": (12, "overflows under the footer"),
+    "aeb/374ac9a59a85196cdacc1679fb8993521a7b7d9d6533720f102300be1c7face4": (9, "overflows under the footer"),
     "aeb/ffc109d474fdee1a59fa554df8b09643f4a7d45b23eceabad66f0712c3f7daed": (2, "under a positioned ad box"),
-    "aeb/d90bda7ed14df19574f4ca8b1ccde5752a78f40058af1393e81cc99adb3e8756": (1, "under a positioned box"),
-    "aeb/f5c90a6d5253c3a21ff3168c64bea4b5ffade7a1ba5bed952a59ebee0d648d98": (1, "under a positioned box"),
     # navigation drop-down menus (opened by hover scripts) lie open over the article
-    "tes/html/0ddaaedbaccf2937.html.gz": (10, "under open drop-down menus"),
+    "tes/html/0ddaaedbaccf2937.html.gz": (8, "under open drop-down menus"),
     "tes/html/267110cb82fb08af.html.gz": (1, "under open drop-down menus"),
     "tes/html/2fbe6fe6960895ff.html.gz": (1, "under a positioned box"),
     # a tweet quote whose link colour is meant for the widget script's white card, on the dark page body
     "tes/html/488d50bb1ad97131.html.gz": (3, "dark link on the dark body (the tweet widget is a script)"),
 }
-MAX_UNSEEN_SHARE = 0.0015
+MAX_UNSEEN_SHARE = 0.001  # the issue's bar: at most 0.1% of kept sentences
 
 
 def _page_text(raw: bytes) -> str:
@@ -128,3 +126,22 @@ def test_oracle_covered_and_noscript(browser):
     assert nodes["Covered canary text"].reason == "covered"
     assert "Noscript canary text" not in nodes  # scripting is on (scripts are blocked): <noscript> is raw text
     assert nodes["Visible text."].visible
+
+
+@pytest.mark.parametrize(
+    ("cover", "visible"),
+    [
+        ("left:0;right:0", False),  # the whole line under an opaque box
+        ("left:30%;width:40%", True),  # only the middle: both ends of the line are on screen
+        ("left:0;width:85%", True),  # all but the end of the line
+    ],
+)
+def test_oracle_partly_covered_lines_are_seen(browser, cover, visible):
+    # Hit-testing samples five points along each line: text is covered only where every point is.
+    html = ("<html><body><div style='position:relative;display:inline-block'>"
+            "<span>Canary line of text that runs across the whole width of its box</span>"
+            f"<div style='position:absolute;top:0;bottom:0;{cover};background:#fff'></div></div>"
+            "<p>Visible text.</p></body></html>")
+    nodes = {n.text: n for n in browser.text_nodes(html)}
+    canary = next(n for t, n in nodes.items() if t.startswith("Canary"))
+    assert canary.visible is visible, canary.reason

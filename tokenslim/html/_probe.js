@@ -180,13 +180,16 @@
     return res;
   });
 
-  // Paint: at up to three rects per node, is the element on top (not covered by an opaque box, not
-  // clipped away by clip/clip-path) and does its colour stand out from what is painted below it?
+  // Paint: at five points along each of up to three line rects per node (the centre first, then 10%, 90%,
+  // 30% and 70% of its width), is the element on top (not covered by an opaque box, not clipped away by
+  // clip/clip-path) and does its colour stand out from what is painted below it? One such point is enough:
+  // a line that a box covers only in part is seen in part.
   const paint = ([res, el, e, boxes]) => {
     const picks = boxes.length <= 3 ? boxes : [boxes[0], boxes[boxes.length >> 1], boxes[boxes.length - 1]];
     let reason = "";
-    for (const [l, t, rr, b] of picks) {
-      let x = (l + rr) / 2, y = (t + b) / 2;
+    const points = [];
+    for (const [l, t, rr, b] of picks) for (const f of [0.5, 0.1, 0.9, 0.3, 0.7]) points.push([l + (rr - l) * f, (t + b) / 2]);
+    for (let [x, y] of points) {
       if (!e.fixed) {
         window.scrollTo({ left: Math.max(0, x - W / 2), top: Math.max(0, y - H / 2), behavior: "instant" });  // "instant": a page's scroll-behavior:smooth would make the scroll asynchronous
         x -= scrollX; y -= scrollY;
