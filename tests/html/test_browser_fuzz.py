@@ -5,8 +5,7 @@ model), and few that it shows may be dropped (tokenslim errs towards removal). T
 found by this fuzzer and judged too rare or too layout-bound to model: one generated positioned
 box (a ``<button>``, opaque by default) landing over another's text; a fixed box's out-of-flow
 child taking its static position below the viewport when the fixed box is not empty or
-sits in another out-of-flow box (the empty case is a rule: corpus page 106); ``text-indent`` on an inline box (it
-indents nothing there, but is inherited by the blocks inside, so it is kept as hiding); a
+sits in another out-of-flow box (the empty case is a rule: corpus page 106); a
 zero-height ``<button>`` still showing its label; fixed boxes in fixed boxes.
 benchmarks/bench_browser_fuzz.py runs the long version.
 """

@@ -19,6 +19,8 @@ from tokenslim.html import extract_main_text
 from tokenslim.html._browser import compact, unseen_sentences, visible_stream
 from tokenslim.html._encoding import decode_html
 
+from test_html_css_cascade import CASES as CASCADE_CASES, SHOWN as CASCADE_SHOWN
+
 pytestmark = pytest.mark.browser
 
 CORPUS = Path(__file__).parents[1] / "reliability" / "injection_corpus"
@@ -58,6 +60,16 @@ def test_corpus_labels_agree_with_chromium(browser, page):
     unseen, checked = unseen_sentences(extract_main_text(raw), nodes)
     assert checked > 0
     assert not unseen, f"{page['file']}: extract_main_text keeps text Chromium hides: {unseen[:3]}"
+
+
+@pytest.mark.parametrize(("name", "css", "element"), CASCADE_CASES, ids=[c[0] for c in CASCADE_CASES])
+def test_cascade_cases_agree_with_chromium(browser, name, css, element):
+    # tests/html/test_html_css_cascade.py's hidden instructions and visible controls, as Chromium draws them
+    html = f"<html><head><style>{css}</style></head><body><article><p>Lead.</p>{element}<p>End.</p></article></body></html>"
+    seen = visible_stream(browser.text_nodes(html))
+    assert "qq71" not in seen, f"{name}: Chromium shows the instruction"
+    if CASCADE_SHOWN in element:
+        assert compact(CASCADE_SHOWN) in seen, f"{name}: Chromium hides the control"
 
 
 def _shared_pages(data_dir: Path) -> list[tuple[str, bytes]]:

@@ -77,6 +77,20 @@ CASES = [
     # a selector whose prelude has a comment naming classes that do not exist still applies (large sheets are pruned)
     ("comment_in_prelude", "/* .nothing .here */ .x{display:none}" + " .unused{color:red}" * 400,
      f'<p class="x">{EVIL}</p>'),
+    # an inline box: text-indent (inherited) indents only the block containers inside it; a flex or grid item is a
+    # block whatever its tag, and an inline box inside the item is inline again
+    ("inline_text_indent_own_text_shown", ".x{text-indent:-9999px}", f'<p><span class="x">{SHOWN}</span></p>'),
+    ("inline_text_indent_hides_blocks_inside", ".x{text-indent:-9999px}", f'<span class="x">{SHOWN}<p>{EVIL}</p></span>'),
+    ("inline_text_indent_through_inline", "", f'<b style="text-indent:-9999px"><em><div>{EVIL}</div></em></b>'),
+    ("inline_text_indent_flex_child", "", f'<span style="text-indent:-9999px"><small style="display:flex">{EVIL}</small></span>'),
+    ("flex_item_text_indent", "", f'<b style="display:flex"><small style="text-indent:-9999px">{EVIL}</small></b>'),
+    ("flex_item_inline_display_text_indent", ".f{display:inline-flex} .f>em{display:inline;text-indent:-9999px}",
+     f'<div class="f"><em>{EVIL}</em></div>'),
+    ("grid_item_transform", "", f'<a style="display:grid"><em style="transform:scale(0)">{EVIL}</em></a>'),
+    ("inline_in_flex_item_text_indent_shown", "", f'<div style="display:flex"><span><em style="text-indent:-9999px">{SHOWN}</em></span></div>'),
+    # a clip-path on an inline box clips the blocks inside it away, and all text after them (Chromium)
+    ("inline_clip_path_hides_blocks_inside", ".x{clip-path:inset(0)}", f'<span class="x"><div>{EVIL}</div></span>'),
+    ("inline_clip_path_cutting_the_line", "", f'<p><span style="clip-path:inset(50%)">{EVIL}</span></p>'),
 ]
 
 

@@ -30,6 +30,7 @@ Rules (the names key :attr:`tokenslim.html.Extraction.removed`), each with its t
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -92,6 +93,12 @@ class State:
         contained: An ancestor (or the element) has a ``transform``, ``filter``, ``perspective``,
             ``backdrop-filter``, ``contain`` or ``will-change`` that makes it the containing block
             of fixed descendants, which are then placed against it, not the viewport.
+        block_rule: Why the block-level boxes inside this inline box are hidden, though its own
+            text is not: an offscreen ``text-indent`` (inherited, but it indents block containers
+            only). ``None`` if none.
+        blockifies: The element is a flex or grid container, so its children are blocks whatever
+            their tag or ``display`` (CSS blockification of flex and grid items). Only its children:
+            an element that does not compute a state of its own passes a copy without it.
     """
 
     font_px: float = 16.0
@@ -108,6 +115,8 @@ class State:
     edge: int = 0
     pinned: int = 0
     contained: bool = False
+    block_rule: str | None = None
+    blockifies: bool = False
 
 
 ROOT_STATE = State(custom={})
@@ -569,11 +578,12 @@ class Styler:
                 hints = self.hints[hint_key] = _hints(tag, attrs or {})
         inline = self._inline(style) if style else None
         if not decls and not inline and not hints:
-            return None, parent
+            is_block = tag not in INLINE_TAGS or parent.blockifies
+            return (parent.block_rule if is_block else None), self._child_state(parent)
         # Elements with the same declarations (the cascade shares one dict between elements matched
         # alike; parsed inline styles and hints are cached per page) under the same parent state
         # compute the same result. Everything keyed by id() is kept alive by this Styler.
-        inline_tag = tag in INLINE_TAGS
+        inline_tag = tag in INLINE_TAGS and not parent.blockifies
         key = (id(parent), id(decls), style, hint_key, inline_tag)
         got = self.memo.get(key)
         if got is None:
@@ -663,11 +673,18 @@ class Styler:
             got = self.inline[style] = parse_inline(style)
         return got
 
+    def _child_state(self, parent: State) -> State:
+        """The state an element without styles of its own hands its children: its parent's, less
+        :attr:`State.blockifies` (which applies to the parent's children only)."""
+        if not parent.blockifies:
+            return parent
+        return self._intern(dataclasses.replace(parent, blockifies=False))
+
     def _intern(self, state: State) -> State:
         """One object per distinct state, so that equal parent states share memo entries."""
         key = (state.font_px, state.color, state.visible, state.bg, state.bg_image, state.opacity,
                id(state.custom), state.text_rule, state.fill, state.font_abs, state.in_fixed, state.edge, state.pinned,
-               state.contained)
+               state.contained, state.block_rule, state.blockifies)
         got = self.states.get(key)
         if got is None:
             got = self.states[key] = state
@@ -711,8 +728,13 @@ class Styler:
             if z is not None and 0 < z <= MAX_HIDDEN_OPACITY:
                 return "transform_offscreen", parent
 
-        rule = None if _SUBTREE_PROPERTIES.isdisjoint(merged) else self._subtree_rule(
-            value, font_px, inline_tag, parent.in_fixed)
+        if _SUBTREE_PROPERTIES.isdisjoint(merged):
+            rule, inline, block_rule = None, inline_tag, None
+        else:
+            rule, inline, block_rule = self._subtree_rule(value, font_px, inline_tag, parent.in_fixed, parent.blockifies)
+        if rule is None and not inline:
+            rule = parent.block_rule  # a block inside an inline box that indents or clips its blocks away
+        block_rule = (block_rule or parent.block_rule) if inline else None
         opacity = parent.opacity
         op = value("opacity")
         if op:
@@ -791,21 +813,33 @@ class Styler:
         edge, pinned = _edges(value, pos, font_px, parent.contained) if pos in ("fixed", "absolute") else (0, 0)
         contained = parent.contained or (not _CONTAINING.isdisjoint(merged) and any(
             (v := value(n)) and _ident(v) not in ("none", "normal", "auto") for n in _CONTAINING))
+        blockifies = _ident(value("display") or []) in _ITEM_CONTAINERS if "display" in merged else False
         state = State(font_px, color, visible, bg, bg_image, opacity, custom, text_rule, fill, font_abs, in_fixed,
-                      edge, pinned, contained)
+                      edge, pinned, contained, block_rule, blockifies)
         return None, parent if state == parent else self._intern(state)
 
-    def _subtree_rule(self, value: Any, font_px: float, inline_tag: bool = False, in_fixed: bool = False) -> str | None:
+    def _subtree_rule(
+        self, value: Any, font_px: float, inline_tag: bool = False, in_fixed: bool = False, item: bool = False
+    ) -> tuple[str | None, bool, str | None]:
+        """Why the element and everything in it is hidden (or ``None``), whether its box is inline, and
+        for an inline box why the blocks inside it are (:attr:`State.block_rule`). ``item``: the element
+        is a flex or grid item, a block whatever its ``display`` says (but ``contents``)."""
         display = _ident(value("display") or [])
         if display == "none":
-            return "display_none"
+            return "display_none", False, None
         pos = _ident(value("position") or [])
-        # A non-replaced inline box (<span>, <em>... unless display, position or float makes it a block)
-        # ignores width/height, transforms and containment, so those hide nothing on it (as in Chromium).
+        # A non-replaced inline box (<span>, <em>... unless display, position, float or a flex or grid
+        # parent makes it a block) ignores width/height, transforms and containment, so those hide
+        # nothing on it (as in Chromium).
         inline = (display in ("inline", "contents") if display else inline_tag) and pos not in ("absolute", "fixed") and (
-            _ident(value("float") or []) in (None, "none"))
+            _ident(value("float") or []) in (None, "none")) and (not item or display == "contents")
         if inline:
-            return self._inline_rule(value, font_px, pos, in_fixed)
+            rule, block_rule = self._inline_rule(value, font_px, pos, in_fixed)
+            return rule, True, block_rule
+        return self._box_rule(value, font_px, pos, in_fixed), False, None
+
+    def _box_rule(self, value: Any, font_px: float, pos: str | None, in_fixed: bool) -> str | None:
+        """:meth:`_subtree_rule` for a box that is not inline."""
         if _ident(value("content-visibility") or []) == "hidden":
             return "content_visibility_hidden"
         overflow: set[str] = set()
@@ -831,13 +865,21 @@ class Styler:
             return "transform_offscreen"
         return self._position_rule(value, font_px, pos, in_fixed=in_fixed)
 
-    def _inline_rule(self, value: Any, font_px: float, pos: str | None, in_fixed: bool) -> str | None:
+    def _inline_rule(self, value: Any, font_px: float, pos: str | None, in_fixed: bool) -> tuple[str | None, str | None]:
         """:meth:`_subtree_rule` for an inline box: offsets still apply, and any ``clip-path`` hides it
-        (Chromium clips the blocks inside an inline box away: its reference box is the line fragments)."""
+        (Chromium clips the blocks inside an inline box away, and the text after them: its reference box
+        is the line fragments before them). An offscreen ``text-indent`` is inherited but indents block
+        containers only, so it hides the blocks inside the box, not its own text (the block rule)."""
         cp = value("clip-path")
         if cp and _ident(cp) != "none":
-            return "clip_zero"
-        return self._position_rule(value, font_px, pos, inline=True, in_fixed=in_fixed)
+            return "clip_zero", None
+        rule = self._position_rule(value, font_px, pos, inline=True, in_fixed=in_fixed)
+        if rule is not None:
+            return rule, None
+        ti = value("text-indent")
+        if ti and (px := _length(ti[0], font_px)) is not None and px <= -OFFSCREEN_PX:
+            return None, "text_indent_offscreen"
+        return None, None
 
     def _position_rule(
         self, value: Any, font_px: float, pos: str | None, *, inline: bool = False, in_fixed: bool = False
@@ -866,13 +908,17 @@ class Styler:
             px = _length(t, font_px) if t is not None else None
             if px is not None and px <= -OFFSCREEN_PX:
                 return "offscreen_position"
-        ti = value("text-indent")  # inherited: on an inline box it still indents the blocks inside it
+        if inline:
+            return None  # text-indent: see _inline_rule
+        ti = value("text-indent")
         if ti:
             px = _length(ti[0], font_px)
             if px is not None and px <= -OFFSCREEN_PX:
                 return "text_indent_offscreen"
         return None
 
+
+_ITEM_CONTAINERS = frozenset(("flex", "inline-flex", "grid", "inline-grid"))
 
 INLINE_TAGS = frozenset(
     "a abbr b bdi bdo big cite code data dfn em font i kbd mark q s samp small span strike strong sub sup time tt u "
