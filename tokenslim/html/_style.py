@@ -678,7 +678,12 @@ class Styler:
         :attr:`State.blockifies` (which applies to the parent's children only)."""
         if not parent.blockifies:
             return parent
-        return self._intern(dataclasses.replace(parent, blockifies=False))
+        key = ("child", id(parent))
+        got = self.memo.get(key)
+        if got is None:
+            got = self.memo[key] = (None, self._intern(dataclasses.replace(parent, blockifies=False)))
+            self.keep.append(parent)  # keeps id(parent) unique while the memo lives
+        return got[1]
 
     def _intern(self, state: State) -> State:
         """One object per distinct state, so that equal parent states share memo entries."""
