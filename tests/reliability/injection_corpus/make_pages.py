@@ -237,6 +237,10 @@ T = [
      "which starts past the edge (control: the outer box is as wide as the viewport)",
      "", "", '<div style="position:fixed;right:0"><p style="position:fixed;bottom:0">{i}</p></div>',
      '<div style="position:fixed;right:0;width:100%"><p style="position:fixed;bottom:0;margin:0">{p}</p></div>', {}),
+    ("flex_item_indent", "text-indent:-9999px on a <span> that is a flex item, so a block whatever its tag (control: "
+     "on an inline <span>, whose own text it does not indent)",
+     "", "", '<div style="display:flex"><span style="text-indent:-9999px">{i}</span></div>',
+     '<p><span style="text-indent:-9999px">{p}</span></p>', {}),
 ]
 
 LAYOUTS = [
