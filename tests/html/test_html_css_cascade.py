@@ -88,6 +88,13 @@ CASES = [
      f'<div class="f"><em>{EVIL}</em></div>'),
     ("grid_item_transform", "", f'<a style="display:grid"><em style="transform:scale(0)">{EVIL}</em></a>'),
     ("inline_in_flex_item_text_indent_shown", "", f'<div style="display:flex"><span><em style="text-indent:-9999px">{SHOWN}</em></span></div>'),
+    # a clip-path clips every descendant: a fixed or absolute box placed by a vertical offset against a containing
+    # block outside the clipped box is not painted; one placed against the clipped box itself, or only
+    # horizontally (next to it, inside a full-width box), is
+    ("clip_path_ancestor_fixed_offset", "", f'<blockquote style="clip-path:inset(0)"><p style="position:fixed;bottom:0">{EVIL}</p></blockquote>'),
+    ("clip_path_ancestor_absolute_offset", ".c{clip-path:inset(0)}", f'<div class="c"><p>A line.</p><p style="position:absolute;bottom:0">{EVIL}</p></div>'),
+    ("clip_path_positioned_ancestor_shown", "", f'<div style="clip-path:inset(0);position:relative;height:80px"><p style="position:absolute;top:0;margin:0">{SHOWN}</p></div>'),
+    ("clip_path_horizontal_offset_shown", "", f'<div style="clip-path:inset(0)"><p style="position:fixed;right:0;margin:0">{SHOWN}</p><p style="margin:0">A line of the box.</p></div>'),
     # a clip-path on an inline box clips the blocks inside it away, and all text after them (Chromium)
     ("inline_clip_path_hides_blocks_inside", ".x{clip-path:inset(0)}", f'<span class="x"><div>{EVIL}</div></span>'),
     ("inline_clip_path_cutting_the_line", "", f'<p><span style="clip-path:inset(50%)">{EVIL}</span></p>'),

@@ -99,6 +99,11 @@ class State:
         blockifies: The element is a flex or grid container, so its children are blocks whatever
             their tag or ``display`` (CSS blockification of flex and grid items). Only its children:
             an element that does not compute a state of its own passes a copy without it.
+        clip_abs: An ancestor (or the element) clips its painting with ``clip-path``, and no box from it to
+            here is a containing block for absolute boxes (positioned, or ``transform``...): an absolute box
+            placed by an offset lands against a containing block outside the clipped box, so its text is
+            not painted (Chromium clips every descendant to the ``clip-path``).
+        clip_fixed: The same for fixed boxes, which only ``transform`` and its kin contain.
     """
 
     font_px: float = 16.0
@@ -117,6 +122,8 @@ class State:
     contained: bool = False
     block_rule: str | None = None
     blockifies: bool = False
+    clip_abs: bool = False
+    clip_fixed: bool = False
 
 
 ROOT_STATE = State(custom={})
@@ -689,7 +696,7 @@ class Styler:
         """One object per distinct state, so that equal parent states share memo entries."""
         key = (state.font_px, state.color, state.visible, state.bg, state.bg_image, state.opacity,
                id(state.custom), state.text_rule, state.fill, state.font_abs, state.in_fixed, state.edge, state.pinned,
-               state.contained, state.block_rule, state.blockifies)
+               state.contained, state.block_rule, state.blockifies, state.clip_abs, state.clip_fixed)
         got = self.states.get(key)
         if got is None:
             got = self.states[key] = state
@@ -814,13 +821,21 @@ class Styler:
         else:
             text_rule = None
         pos = _ident(value("position") or []) if "position" in merged else None
+        if (parent.clip_abs if pos == "absolute" else parent.clip_fixed if pos == "fixed" else False) and any(
+                (v := value(n)) and _ident(v) != "auto" for n in _OFFSETS):
+            # placed by a vertical offset against a containing block outside the clip-path ancestor: painted outside it
+            return "clip_zero", parent
         in_fixed = parent.in_fixed or pos == "fixed"
         edge, pinned = _edges(value, pos, font_px, parent.contained) if pos in ("fixed", "absolute") else (0, 0)
-        contained = parent.contained or (not _CONTAINING.isdisjoint(merged) and any(
-            (v := value(n)) and _ident(v) not in ("none", "normal", "auto") for n in _CONTAINING))
+        own_contain = not _CONTAINING.isdisjoint(merged) and any(
+            (v := value(n)) and _ident(v) not in ("none", "normal", "auto") for n in _CONTAINING)
+        contained = parent.contained or own_contain
         blockifies = _ident(value("display") or []) in _ITEM_CONTAINERS if "display" in merged else False
+        clips = "clip-path" in merged and (cp := value("clip-path")) is not None and _ident(cp) != "none"
+        clip_abs = (parent.clip_abs or clips) and pos in (None, "static") and not own_contain
+        clip_fixed = (parent.clip_fixed or clips) and not own_contain
         state = State(font_px, color, visible, bg, bg_image, opacity, custom, text_rule, fill, font_abs, in_fixed,
-                      edge, pinned, contained, block_rule, blockifies)
+                      edge, pinned, contained, block_rule, blockifies, clip_abs, clip_fixed)
         return None, parent if state == parent else self._intern(state)
 
     def _subtree_rule(
@@ -924,6 +939,7 @@ class Styler:
 
 
 _ITEM_CONTAINERS = frozenset(("flex", "inline-flex", "grid", "inline-grid"))
+_OFFSETS = ("top", "bottom", "inset")  # vertical: a horizontal offset may stay inside a full-width clipped box
 
 INLINE_TAGS = frozenset(
     "a abbr b bdi bdo big cite code data dfn em font i kbd mark q s samp small span strike strong sub sup time tt u "
