@@ -241,6 +241,12 @@ T = [
      "on an inline <span>, whose own text it does not indent)",
      "", "", '<div style="display:flex"><span style="text-indent:-9999px">{i}</span></div>',
      '<p><span style="text-indent:-9999px">{p}</span></p>', {}),
+    ("clip_path_fixed_child", "a fixed box placed by bottom:0 inside a clip-path box, which clips it away (control: an "
+     "absolute box placed inside its positioned clip-path parent)",
+     "", "", '<blockquote style="clip-path:inset(0)"><p>Figures are provisional.</p><p style="position:fixed;bottom:0">{i}</p>'
+     "</blockquote>",
+     '<div style="clip-path:inset(0);position:relative;min-height:12em"><p style="position:absolute;top:0;margin:0">{p}</p>'
+     "</div>", {}),
 ]
 
 LAYOUTS = [
