@@ -101,7 +101,7 @@ class State:
             an element that does not compute a state of its own passes a copy without it.
         clip_abs: An ancestor (or the element) clips its painting with ``clip-path``, and no box from it to
             here is a containing block for absolute boxes (positioned, or ``transform``...): an absolute box
-            placed by an offset lands against a containing block outside the clipped box, so its text is
+            placed by a vertical offset lands against a containing block outside the clipped box, so its text is
             not painted (Chromium clips every descendant to the ``clip-path``).
         clip_fixed: The same for fixed boxes, which only ``transform`` and its kin contain.
     """
@@ -896,10 +896,7 @@ class Styler:
         rule = self._position_rule(value, font_px, pos, inline=True, in_fixed=in_fixed)
         if rule is not None:
             return rule, None
-        ti = value("text-indent")
-        if ti and (px := _length(ti[0], font_px)) is not None and px <= -OFFSCREEN_PX:
-            return None, "text_indent_offscreen"
-        return None, None
+        return None, ("text_indent_offscreen" if _indent_offscreen(value, font_px) else None)
 
     def _position_rule(
         self, value: Any, font_px: float, pos: str | None, *, inline: bool = False, in_fixed: bool = False
@@ -928,14 +925,16 @@ class Styler:
             px = _length(t, font_px) if t is not None else None
             if px is not None and px <= -OFFSCREEN_PX:
                 return "offscreen_position"
-        if inline:
-            return None  # text-indent: see _inline_rule
-        ti = value("text-indent")
-        if ti:
-            px = _length(ti[0], font_px)
-            if px is not None and px <= -OFFSCREEN_PX:
-                return "text_indent_offscreen"
+        if not inline and _indent_offscreen(value, font_px):  # on an inline box: the block rule (_inline_rule)
+            return "text_indent_offscreen"
         return None
+
+
+def _indent_offscreen(value: Any, font_px: float) -> bool:
+    """``text-indent`` at most -:data:`OFFSCREEN_PX`: the first line of a block container starts off screen."""
+    ti = value("text-indent")
+    px = _length(ti[0], font_px) if ti else None
+    return px is not None and px <= -OFFSCREEN_PX
 
 
 _ITEM_CONTAINERS = frozenset(("flex", "inline-flex", "grid", "inline-grid"))
