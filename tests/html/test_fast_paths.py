@@ -91,6 +91,9 @@ HIDING = {
     "inset": "-99999px auto auto -99999px;position:absolute", "top": "-99999px;position:absolute",
     "left": "-99999px;position:fixed", "right": "99999px;position:relative", "bottom": "99999px;position:absolute",
     "margin": "-99999px", "margin-top": "-99999px", "margin-left": "-99999px", "text-indent": "-99999px",
+    "inline-size": "0;overflow:hidden;white-space:nowrap", "block-size": "0;overflow:hidden",
+    "max-inline-size": "0;overflow:clip;white-space:nowrap", "max-block-size": "0;overflow-y:hidden",
+    "rotate": "y 90deg",
 }
 
 

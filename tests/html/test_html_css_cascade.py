@@ -98,6 +98,57 @@ CASES = [
     # a clip-path on an inline box clips the blocks inside it away, and all text after them (Chromium)
     ("inline_clip_path_hides_blocks_inside", ".x{clip-path:inset(0)}", f'<span class="x"><div>{EVIL}</div></span>'),
     ("inline_clip_path_cutting_the_line", "", f'<p><span style="clip-path:inset(50%)">{EVIL}</span></p>'),
+    # logical sizes are width and height by another name
+    ("block_size_zero", ".x{block-size:0;overflow:hidden}", f'<div class="x"><p>{EVIL}</p></div>'),
+    ("max_block_size_zero", ".x{max-block-size:0;overflow:clip}", f'<div class="x"><p>{EVIL}</p></div>'),
+    ("inline_size_zero", ".x{inline-size:0;overflow:hidden;white-space:nowrap}", f'<div class="x"><p>{EVIL}</p></div>'),
+    ("inline_size_wide_shown", ".x{inline-size:600px;max-block-size:300px;overflow:hidden}", f'<div class="x"><p>{SHOWN}</p></div>'),
+    # the rotate property, like rotateX()/rotateY(): edge-on has no area
+    ("rotate_property_axis", ".x{rotate:y 90deg}", f'<p class="x">{EVIL}</p>'),
+    ("rotate_property_vector", ".x{rotate:1 0 0 0.25turn}", f'<p class="x">{EVIL}</p>'),
+    ("rotate_property_tilted_shown", ".x{rotate:x 45deg}", f'<p class="x">{SHOWN}</p>'),
+    ("rotate3d_edge_on", ".x{transform:rotate3d(0, 1, 0, 90deg)}", f'<p class="x">{EVIL}</p>'),
+    # a fixed box from 100vh (100vw) starts past the viewport's far edge at any window size
+    ("fixed_top_full_viewport", ".x{position:fixed;top:100vh}", f'<p class="x">{EVIL}</p>'),
+    ("fixed_left_full_viewport", ".x{position:fixed;left:100vw}", f'<p class="x">{EVIL}</p>'),
+    ("fixed_top_inside_viewport_shown", ".x{position:fixed;top:80vh;margin:0}", f'<p class="x">{SHOWN}</p>'),
+    # colours written in CSS Color 4 spaces: white on white is white on white
+    ("oklch_white", ".x{color:oklch(1 0 0)}", f'<p class="x">{EVIL}</p>'),
+    ("lab_white", ".x{color:lab(100 0 0)}", f'<p class="x">{EVIL}</p>'),
+    ("lch_on_its_own_background", ".x{color:lch(40 30 250);background:lch(40 30 250)}", f'<p class="x">{EVIL}</p>'),
+    ("display_p3_white", ".x{color:color(display-p3 1 1 1)}", f'<p class="x">{EVIL}</p>'),
+    ("oklab_dark_shown", ".x{color:oklab(0.3 0 0)}", f'<p class="x">{SHOWN}</p>'),
+    ("oklch_red_shown", ".x{color:oklch(0.628 0.2577 29.23)}", f'<p class="x">{SHOWN}</p>'),
+    # letter-spacing that draws every glyph over the last: a line of no width
+    ("letter_spacing_collapsed", ".x{letter-spacing:-1em}", f'<p class="x">{EVIL}</p>'),
+    ("letter_spacing_collapsed_px", ".x{letter-spacing:-10px;font-size:16px}", f'<p class="x"><span>{EVIL}</span></p>'),
+    ("letter_spacing_squeezed_shown", ".x{letter-spacing:-0.3em}", f'<p class="x">{SHOWN}</p>'),
+    # inherited as px: -0.5em of 16px is -8px, which a 40px font survives
+    ("letter_spacing_inherited_px_shown", ".x{letter-spacing:-0.5em;font-size:16px} .x span{font-size:40px}",
+     f'<p class="x"><span>{SHOWN}</span></p>'),
+    ("letter_spacing_reset_shown", ".x{letter-spacing:-1em} .x span{letter-spacing:normal}", f'<p class="x"><span>{SHOWN}</span></p>'),
+    # image replacement: the first line starts past the right edge of a box that clips it
+    ("text_indent_past_end", ".x{text-indent:100%;white-space:nowrap;overflow:hidden}", f'<h2 class="x">{EVIL}</h2>'),
+    ("text_indent_past_end_px", ".x{text-indent:5000px;white-space:nowrap;overflow:clip}", f'<p class="x">{EVIL}</p>'),
+    ("text_indent_past_end_unclipped_shown", ".x{text-indent:100%;white-space:nowrap}", f'<p class="x">{SHOWN}</p>'),
+    # a clip-path inset that closes the box from one side
+    ("clip_path_inset_from_the_right", ".x{clip-path:inset(0 100% 0 0)}", f'<p class="x">{EVIL}</p>'),
+    ("clip_path_inset_half_shown", ".x{clip-path:inset(0 40% 0 0)}", f'<p class="x">{SHOWN}</p>'),
+    # colour functions: light-dark() in a light page, relative colours that keep their origin
+    ("light_dark_white", ".x{color:light-dark(#fff, #000)}", f'<p class="x">{EVIL}</p>'),
+    ("light_dark_shown", ".x{color:light-dark(#222, #fff)}", f'<p class="x">{SHOWN}</p>'),
+    ("relative_colour_white", ".x{color:rgb(from white r g b)}", f'<p class="x">{EVIL}</p>'),
+    ("relative_colour_alpha_zero", ".x{color:hsl(from black h s l / 0)}", f'<p class="x">{EVIL}</p>'),
+    # a registered custom property's initial value is what var() reads where nothing sets it
+    ("at_property_initial_value", '@property --h{syntax:"*";inherits:true;initial-value:none} .x{display:var(--h)}',
+     f'<p class="x">{EVIL}</p>'),
+    ("at_property_overridden_shown", '@property --h{syntax:"*";inherits:true;initial-value:none} .x{--h:block;display:var(--h)}',
+     f'<p class="x">{SHOWN}</p>'),
+    # outlined text: a stroke draws the glyphs whatever the fill
+    ("stroke_on_transparent_fill_shown", ".x{-webkit-text-fill-color:transparent;-webkit-text-stroke:1px #333}",
+     f'<p class="x">{SHOWN}</p>'),
+    ("transparent_stroke_on_transparent_fill", ".x{color:transparent;-webkit-text-stroke:2px transparent}",
+     f'<p class="x">{EVIL}</p>'),
 ]
 
 

@@ -50,24 +50,25 @@ VIEWPORT = (1280.0, 800.0)
 
 # Properties that decide visibility (custom properties are kept when one of these uses them).
 RELEVANT = frozenset(
-    """display visibility content-visibility opacity filter width height max-width max-height overflow overflow-x
-    overflow-y clip clip-path transform scale translate zoom position left top right bottom inset margin margin-left
-    margin-top text-indent font font-size color -webkit-text-fill-color background background-color
-    background-image z-index float""".split()
+    """display visibility content-visibility opacity filter width height max-width max-height inline-size block-size
+    max-inline-size max-block-size overflow overflow-x overflow-y clip clip-path transform scale translate rotate zoom
+    position left top right bottom inset margin margin-left margin-top text-indent letter-spacing font font-size color
+    -webkit-text-fill-color -webkit-text-stroke -webkit-text-stroke-width -webkit-text-stroke-color background
+    background-color background-image z-index float""".split()
 )
 # A rule (or style attribute) is kept when it names one of these; z-index and float only qualify what
 # another declaration does (a covering overlay, an inline box made a block), so they alone keep nothing:
 # both are common, and keeping every rule that sets them would slow the cascade for nothing.
 _RELEVANT_TEXT = re.compile(
-    r"(?:^|[;{\s/])(?:display|visibility|content-visibility|opacity|filter|(?:max-)?(?:width|height)|overflow(?:-[xy])?|"
-    r"clip(?:-path)?|transform|scale|translate|zoom|position|left|top|right|bottom|inset|margin(?:-left|-top)?|"
-    r"text-indent|font(?:-size)?|color|-webkit-text-fill-color|background(?:-color|-image)?|--[^:;{}\s]*)\s*:|\\",
+    r"(?:^|[;{\s/])(?:display|visibility|content-visibility|opacity|filter|"
+    r"(?:max-)?(?:width|height|(?:inline|block)-size)|overflow(?:-[xy])?|clip(?:-path)?|transform|scale|translate|rotate|"
+    r"zoom|position|left|top|right|bottom|inset|margin(?:-left|-top)?|text-indent|letter-spacing|font(?:-size)?|color|-webkit-text-(?:fill-color|stroke(?:-width|-color)?)|background(?:-color|-image)?|--[^:;{}\s]*)\s*:|\\",
     re.I,
 )
 # Block at-rules whose inner rules can style the page; every other at-rule block (@font-face with
 # inline fonts, @keyframes, @page...) is cut whole when a large sheet is pruned.
 _STYLING_AT_RULES = ("@media", "@supports", "@layer", "@container", "@scope", "@document", "@-moz-document",
-                     "@starting-style")
+                     "@starting-style", "@property")
 _PRUNE_ABOVE_CHARS = 256
 _SCAN = re.compile(r"/\*.*?(?:\*/|\Z)|\"(?:[^\"\\\n]|\\.)*[\"\n]?|'(?:[^'\\\n]|\\.)*['\n]?|\\.|[{};]", re.S)
 _SKIP = r"/\*.*?(?:\*/|\Z)|\"(?:[^\"\\\n]|\\.)*[\"\n]?|'(?:[^'\\\n]|\\.)*['\n]?|\\."
@@ -106,11 +107,14 @@ class Cascade:
         by_elem: lexbor node ``mem_id`` -> property -> ``(cascade key, value tokens)``.
         over_budget: matching hit :data:`MAX_MATCH_VISITS` or :data:`MAX_MATCHES`.
         rules: Rules matched (after pruning), for reports and tests.
+        initial: Custom properties registered by ``@property`` with an ``initial-value``: name -> value
+            tokens, the value of ``var(--name)`` wherever no rule sets it.
     """
 
     by_elem: dict[int, dict[str, tuple[tuple[Any, ...], list[Any]]]] = field(default_factory=dict[Any, Any])
     over_budget: bool = False
     rules: int = 0
+    initial: dict[str, list[Any]] = field(default_factory=dict[str, list[Any]])
 
 
 @dataclass
@@ -557,6 +561,7 @@ class _Collector:
         self.rules: list[_Rule] = []
         self.layers = _LayerOrder()
         self.order = 0
+        self.initial: dict[str, list[Any]] = {}
 
     def add_sheet(self, css: str) -> None:
         self.add_rules(tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True), "", None, 0)
@@ -590,6 +595,9 @@ class _Collector:
 
     def add_at_rule(self, node: Any, layer: str, parent: str | None, depth: int) -> None:
         kw = node.lower_at_keyword
+        if kw == "property":
+            self.add_property(node)
+            return
         if kw == "layer":
             names = _layer_names(node.prelude)
             if node.content is None:
@@ -616,6 +624,16 @@ class _Collector:
             return  # @font-face, @keyframes, @page, unknown at-rules: nothing that hides text
         content = tinycss2.parse_blocks_contents(node.content, skip_comments=True, skip_whitespace=True)
         self.add_rules(content, layer, parent, depth + 1)
+
+    def add_property(self, node: Any) -> None:
+        """``@property --name { initial-value: ... }``: the value ``var(--name)`` takes where unset (the
+        last registration wins, as in CSS; ``inherits: false`` is read as inheriting)."""
+        name = _strip(node.prelude)
+        if len(name) != 1 or name[0].type != "ident" or not name[0].value.startswith("--") or node.content is None:
+            return
+        for d in tinycss2.parse_blocks_contents(node.content, skip_comments=True, skip_whitespace=True):
+            if d.type == "declaration" and d.lower_name == "initial-value":
+                self.initial[name[0].value] = d.value
 
     def scope_parent(self, prelude: list[Any], parent: str | None) -> str | None:
         toks = _strip(prelude)
@@ -718,7 +736,7 @@ def build_cascade(tree: Any, sheets: list[str], *, page: str, tags: int | None =
     for css in sheets:
         col.add_sheet(prune(css, present, matches))
     used = _used_custom(col.rules, page)
-    out = Cascade()
+    out = Cascade(initial=col.initial)
     visits = [0]
     n_matches = 0
     sibling_cost = -1

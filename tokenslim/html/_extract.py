@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from tokenslim.errors import InputError
 from tokenslim.html import Extraction, Removed
@@ -111,7 +112,7 @@ def run(html: str | bytes, *, keep_tables: bool = True, select: bool = True) -> 
         return Extraction("", title=title, encoding=encoding, input_chars=len(text),
                           removed={"css_over_budget": Removed(1, len(text))})
     styler = Styler(cascade)
-    state = ROOT_STATE
+    state = ROOT_STATE if cascade is None or not cascade.initial else replace(ROOT_STATE, custom=dict(cascade.initial))
     html_node = tree.root
     if html_node is not None and html_node is not root and html_node.tag == "html":
         attrs = html_node.attributes

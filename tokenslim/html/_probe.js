@@ -56,6 +56,19 @@
   const docW = ["hidden", "clip"].includes(viewportStyle.overflowX) ? W : Math.max(W, scroller.scrollWidth);
   const docH = ["hidden", "clip"].includes(viewportStyle.overflowY) ? H : Math.max(H, scroller.scrollHeight);
 
+  // A transform (or its kin) on an ancestor makes that ancestor the containing block of fixed descendants:
+  // they are placed against it and scroll with it, as absolute boxes do, not fixed to the viewport.
+  const containsFixed = (e) => {
+    for (let a = up(e); a; a = up(a)) {
+      const s = cs(a);
+      if (s.transform !== "none" || s.translate !== "none" || s.rotate !== "none" || s.scale !== "none" ||
+          s.perspective !== "none" || s.filter !== "none" || (s.backdropFilter && s.backdropFilter !== "none") ||
+          /layout|paint|strict|content/.test(s.contain) || (s.containerType && s.containerType !== "normal") ||
+          /transform|perspective|filter|translate|rotate|scale/.test(s.willChange)) return true;
+    }
+    return false;
+  };
+
   // Per element: why its text is hidden before geometry ("" if not), the clip box (page coordinates)
   // from overflow:hidden/clip ancestors, and whether it sits in a fixed box (bounded by the viewport).
   const info = new Map();
@@ -91,8 +104,8 @@
         }
       }
       if (escaped && pos !== "static") escaped = false;
-      if (pos === "fixed") fixed = true;
-      else if (pos === "absolute") escaped = true;
+      if (pos === "fixed" && !containsFixed(e)) fixed = true;
+      else if (pos === "absolute" || pos === "fixed") escaped = true;
     }
     if (!reason && opacity <= MAX_ALPHA) reason = "opacity";
     if (!reason && parseFloat(s.fontSize) < MIN_FONT) reason = "font_size";

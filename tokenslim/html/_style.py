@@ -25,7 +25,9 @@ Rules (the names key :attr:`tokenslim.html.Extraction.removed`), each with its t
   0.05, of ``-webkit-text-fill-color`` when set, which paints the text instead of ``color``);
   ``same_color_text`` (WCAG contrast ratio of the text colour, blended over its effective
   background, below :data:`MIN_CONTRAST`; the background is the nearest ancestor's colours
-  blended down to the white default canvas; text over a background image is kept).
+  blended down to the white default canvas; text over a background image is kept);
+  ``letter_spacing_collapsed`` (``letter-spacing`` at most -:data:`MAX_COLLAPSED_SPACING` em of the
+  text's font size: every glyph drawn over the last one, a line of no width).
 """
 
 from __future__ import annotations
@@ -51,6 +53,9 @@ MIN_CONTRAST = 1.25
 """WCAG contrast ratio below which text is taken as invisible on its background (#eee on white is 1.16)."""
 MAX_HIDDEN_OPACITY = 0.05
 """Effective opacity at or below which an element is invisible."""
+MAX_COLLAPSED_SPACING = 0.45
+"""``letter-spacing`` (em of the text's font size, negated) at which the glyphs of a line fall onto one
+another: Chromium lays such a line out with no width (-0.4em is still drawn, squeezed)."""
 OFFSCREEN_PX = 1000.0
 """Offsets (px) that move an element out of any screen."""
 FAR_PX = 5000.0
@@ -104,6 +109,9 @@ class State:
             placed by a vertical offset lands against a containing block outside the clipped box, so its text is
             not painted (Chromium clips every descendant to the ``clip-path``).
         clip_fixed: The same for fixed boxes, which only ``transform`` and its kin contain.
+        spacing: The inherited ``letter-spacing`` in CSS px (computed where it is declared, as CSS does).
+        stroke: The colour of the inherited ``-webkit-text-stroke`` when its width is over 0, else ``None``:
+            outlined text is drawn even with a transparent fill.
     """
 
     font_px: float = 16.0
@@ -124,6 +132,8 @@ class State:
     blockifies: bool = False
     clip_abs: bool = False
     clip_fixed: bool = False
+    spacing: float = 0.0
+    stroke: tuple[float, float, float, float] | None = None
 
 
 ROOT_STATE = State(custom={})
@@ -275,6 +285,12 @@ def _rgba(tokens: list[Any], current: tuple[float, float, float, float]) -> tupl
             return _BLACK
     if t.type == "function" and t.lower_name == "color-mix":
         return _color_mix(t, current)
+    if t.type == "function" and t.lower_name == "light-dark":
+        # the page's colour scheme is light (a reader's default, and the oracle's): the first colour
+        parts = _split_commas_args(t.arguments)
+        return _rgba(_strip(parts[0]), current) if len(parts) == 2 else None
+    if t.type == "function" and (args := _strip(t.arguments)) and args[0].type == "ident" and args[0].lower_value == "from":
+        return _relative_color(t.lower_name, args[1:], current)
     try:
         c = color4.parse_color(t)
     except Exception:  # noqa: BLE001 - an unparsable colour is ignored, as browsers do
@@ -282,10 +298,104 @@ def _rgba(tokens: list[Any], current: tuple[float, float, float, float]) -> tupl
     if c is None or c == "currentcolor":
         return current if c == "currentcolor" else None
     try:
-        r, g, b = (min(1.0, max(0.0, float(x))) for x in c.to("srgb").coordinates)
-    except Exception:  # noqa: BLE001
+        rgb = _srgb(c)
+    except Exception:  # noqa: BLE001 - a colour tinycss2 parses but cannot convert is ignored
         return None
+    if rgb is None:
+        return None
+    r, g, b = (min(1.0, max(0.0, x)) for x in rgb)
     return (r, g, b, float(c.alpha))
+
+
+# CSS Color 4's conversion matrices (its sample code): Bradford D50 -> D65, XYZ (D65) -> linear sRGB,
+# linear Display P3 -> XYZ (D65).
+_D50_TO_D65 = ((0.955473421488075, -0.02309845494876471, 0.06325924320057072),
+               (-0.0283697093338637, 1.0099953980813041, 0.021041441191917323),
+               (0.012314014864481998, -0.020507649298898964, 1.330365926242124))
+_XYZ_TO_LINEAR_SRGB = ((3.2409699419045226, -1.537383177570094, -0.4986107602930034),
+                       (-0.9692436362808796, 1.8759675015077202, 0.04155505740717559),
+                       (0.05563007969699366, -0.20397695888897652, 1.0569715142428786))
+_LINEAR_P3_TO_XYZ = ((0.4865709486482162, 0.26566769316909306, 0.1982172852343625),
+                     (0.2289745640697488, 0.6917385218365064, 0.079286914093745),
+                     (0.0, 0.04511338185890264, 1.043944368900976))
+
+
+def _mul(m: tuple[tuple[float, ...], ...], v: tuple[float, ...]) -> tuple[float, ...]:
+    return tuple(sum(a * b for a, b in zip(row, v)) for row in m)
+
+
+def _linear(v: float) -> float:
+    """The sRGB transfer function, inverted (also Display P3's)."""
+    a = abs(v)
+    return math.copysign(a / 12.92 if a <= 0.04045 else ((a + 0.055) / 1.055) ** 2.4, v)
+
+
+def _gamma(v: float) -> float:
+    """The sRGB transfer function: linear light to an sRGB channel."""
+    a = abs(v)
+    return math.copysign(12.92 * a if a <= 0.0031308 else 1.055 * a ** (1 / 2.4) - 0.055, v)
+
+
+def _srgb(c: Any) -> tuple[float, ...] | None:
+    """A tinycss2 colour's sRGB channels (unclipped), for every space CSS Color 4 names but
+    a98-rgb, prophoto-rgb and rec2020: ``lab()``, ``oklch()``, ``color(display-p3 ...)``... are
+    as good as ``#fff`` for painting white text on white."""
+    space = c.space
+    coords = tuple(float(x or 0) for x in c.coordinates)
+    if space in ("srgb", "hsl", "hwb"):
+        return tuple(float(x) for x in c.to("srgb").coordinates)
+    if space in ("lab", "lch", "xyz-d50"):
+        xyz = _mul(_D50_TO_D65, tuple(c.to("xyz-d50").coordinates))
+    elif space in ("oklab", "oklch", "xyz-d65", "xyz"):
+        xyz = tuple(c.to("xyz-d65").coordinates)
+    elif space == "srgb-linear":
+        return tuple(_gamma(x) for x in coords)
+    elif space == "display-p3":
+        xyz = _mul(_LINEAR_P3_TO_XYZ, tuple(_linear(x) for x in coords))
+    else:
+        return None
+    return tuple(_gamma(x) for x in _mul(_XYZ_TO_LINEAR_SRGB, xyz))
+
+
+def _split_commas_args(tokens: list[Any]) -> list[list[Any]]:
+    parts: list[list[Any]] = [[]]
+    for a in tokens:
+        if a.type == "literal" and a.value == ",":
+            parts.append([])
+        else:
+            parts[-1].append(a)
+    return parts
+
+
+_CHANNELS = {"rgb": ("r", "g", "b"), "rgba": ("r", "g", "b"), "hsl": ("h", "s", "l"), "hsla": ("h", "s", "l"),
+             "hwb": ("h", "w", "b"), "lab": ("l", "a", "b"), "lch": ("l", "c", "h"), "oklab": ("l", "a", "b"),
+             "oklch": ("l", "c", "h")}
+
+
+def _relative_color(name: str, args: list[Any], current: tuple[float, float, float, float]) -> tuple[float, float, float, float] | None:
+    """Relative colour syntax, ``rgb(from white r g b)``: the origin colour when the channels are kept
+    as they are (the keywords, in order), with an alpha after ``/`` when it is a number or percentage.
+    Anything computed from the channels (``calc(r * 0.5)``) is left undecided (``None``)."""
+    keep = _CHANNELS.get(name)
+    if keep is None or not args:
+        return None
+    origin = _rgba(args[:1], current)
+    rest = args[1:]
+    if origin is None or len(rest) < 3 or tuple(t.lower_value if t.type == "ident" else None for t in rest[:3]) != keep:
+        return None
+    alpha = origin[3]
+    tail = rest[3:]
+    if tail:
+        if len(tail) != 2 or not (tail[0].type == "literal" and tail[0].value == "/"):
+            return None
+        a = tail[1]
+        if a.type == "number":
+            alpha = float(a.value)
+        elif a.type == "percentage":
+            alpha = float(a.value) / 100
+        elif not (a.type == "ident" and a.lower_value == "alpha"):
+            return None
+    return (origin[0], origin[1], origin[2], min(1.0, max(0.0, alpha)))
 
 
 def _color_mix(t: Any, current: tuple[float, float, float, float]) -> tuple[float, float, float, float] | None:
@@ -424,7 +534,11 @@ def _transform_hides(tokens: list[Any], font_px: float) -> bool:
                 return True
         elif name in ("rotatex", "rotatey") and args:
             deg = _angle(args[0])
-            if deg is not None and abs(math.cos(math.radians(deg))) < 0.01:  # edge-on: no area left
+            if deg is not None and _edge_on((1.0, 0.0, 0.0), deg):
+                return True
+        elif name == "rotate3d" and len(args) == 4 and None not in nums[:3]:
+            deg = _angle(args[3])
+            if deg is not None and _edge_on(tuple(n for n in nums[:3] if n is not None), deg):
                 return True
         elif name in ("translate", "translatex", "translatey", "translate3d"):
             for a in args[:2]:
@@ -432,6 +546,36 @@ def _transform_hides(tokens: list[Any], font_px: float) -> bool:
                 if px is not None and abs(px) >= OFFSCREEN_PX:
                     return True
     return False
+
+
+def _edge_on(axis: tuple[float, ...], deg: float) -> bool:
+    """Whether rotating by ``deg`` about ``axis`` turns the element's plane edge-on to the viewer: the
+    rotated normal's z component, ``cos a + z^2 (1 - cos a)`` for the unit axis, is zero (no area left)."""
+    norm = math.sqrt(sum(x * x for x in axis))
+    if norm == 0:
+        return False
+    z = axis[2] / norm
+    cos = math.cos(math.radians(deg))
+    return abs(cos + z * z * (1 - cos)) < 0.01
+
+
+def _rotate_hides(tokens: list[Any]) -> bool:
+    """The ``rotate`` property (``x 90deg``, ``0 1 0 90deg``, ``90deg`` about z) turning the element edge-on."""
+    angles = [t for t in tokens if t.type == "dimension" or (t.type == "number" and t.value == 0 and len(tokens) == 1)]
+    if len(angles) != 1:
+        return False
+    deg = _angle(angles[0])
+    axis_tokens = [t for t in tokens if t is not angles[0]]
+    named = {"x": (1.0, 0.0, 0.0), "y": (0.0, 1.0, 0.0), "z": (0.0, 0.0, 1.0)}
+    if not axis_tokens:
+        axis: tuple[float, ...] | None = named["z"]
+    elif len(axis_tokens) == 1 and axis_tokens[0].type == "ident":
+        axis = named.get(axis_tokens[0].lower_value)
+    elif len(axis_tokens) == 3 and all(t.type == "number" for t in axis_tokens):
+        axis = tuple(float(t.value) for t in axis_tokens)
+    else:
+        axis = None
+    return deg is not None and axis is not None and _edge_on(axis, deg)
 
 
 def _angle(t: Any) -> float | None:
@@ -466,7 +610,7 @@ def _clip_hides(tokens: list[Any], font_px: float) -> bool:
                 continue
             while len(vals) < 4:
                 vals.append(vals[len(vals) - 2] if len(vals) >= 2 else vals[0])
-            pct = [v.value if v.type == "percentage" else None for v in vals]
+            pct = [v.value if v.type == "percentage" else 0 if _length(v, font_px) == 0 else None for v in vals]
             px = [_length(v, font_px) for v in vals]
             if (pct[0] is not None and pct[2] is not None and pct[0] + pct[2] >= 99) or (
                 pct[1] is not None and pct[3] is not None and pct[1] + pct[3] >= 99
@@ -505,8 +649,11 @@ def _side(value: Any, name: str, inset: Any, font_px: float) -> tuple[bool, floa
     return True, _length(t, font_px)
 
 
-_X_SIZE = ("width", "min-width", "padding", "padding-left", "padding-right", "padding-inline")
-_Y_SIZE = ("height", "min-height", "padding", "padding-top", "padding-bottom", "padding-block")
+_X_SIZE = ("width", "inline-size", "min-width", "padding", "padding-left", "padding-right", "padding-inline")
+_Y_SIZE = ("height", "block-size", "min-height", "padding", "padding-top", "padding-bottom", "padding-block")
+_SIZES = ("width", "height", "max-width", "max-height", "inline-size", "block-size", "max-inline-size", "max-block-size")
+"""Sizes that leave no room for text when at most 1px with ``overflow`` hidden or clip: the logical ones
+(``block-size``...) are ``height`` and ``width`` in any writing mode, whichever way round."""
 _MOVES = ("transform", "translate", "margin")
 
 
@@ -696,7 +843,8 @@ class Styler:
         """One object per distinct state, so that equal parent states share memo entries."""
         key = (state.font_px, state.color, state.visible, state.bg, state.bg_image, state.opacity,
                id(state.custom), state.text_rule, state.fill, state.font_abs, state.in_fixed, state.edge, state.pinned,
-               state.contained, state.block_rule, state.blockifies, state.clip_abs, state.clip_fixed)
+               state.contained, state.block_rule, state.blockifies, state.clip_abs, state.clip_fixed, state.spacing,
+               state.stroke)
         got = self.states.get(key)
         if got is None:
             got = self.states[key] = state
@@ -743,7 +891,8 @@ class Styler:
         if _SUBTREE_PROPERTIES.isdisjoint(merged):
             rule, inline, block_rule = None, inline_tag, None
         else:
-            rule, inline, block_rule = self._subtree_rule(value, font_px, inline_tag, parent.in_fixed, parent.blockifies)
+            rule, inline, block_rule = self._subtree_rule(value, font_px, inline_tag, parent.in_fixed, parent.blockifies,
+                                                          parent.contained)
         if rule is None and not inline:
             rule = parent.block_rule  # a block inside an inline box that indents or clips its blocks away
         block_rule = (block_rule or parent.block_rule) if inline else None
@@ -810,10 +959,20 @@ class Styler:
         if f:
             fill = None if _ident(f) == "currentcolor" else _rgba(f, color) or fill
         paint = fill or color
+        stroke = _stroke(value, parent.stroke, color, font_px)
+        spacing = parent.spacing
+        ls = value("letter-spacing")
+        if ls:
+            spacing = 0.0 if _ident(ls) == "normal" else _length(ls[0], font_px) or 0.0  # inherited in px
         if not visible:
             text_rule: str | None = "visibility_hidden"
         elif font_px < MIN_FONT_PX:
             text_rule = "font_size_0"
+        elif spacing <= -MAX_COLLAPSED_SPACING * font_px:
+            text_rule = "letter_spacing_collapsed"
+        elif stroke is not None and stroke[3] > MAX_HIDDEN_OPACITY and (
+                bg_image or contrast(_blend(stroke, bg), bg) >= MIN_CONTRAST):
+            text_rule = None  # outlined text: the stroke draws the glyphs whatever the fill
         elif paint[3] <= MAX_HIDDEN_OPACITY:
             text_rule = "transparent_text"
         elif not bg_image and contrast(_blend(paint, bg), bg) < MIN_CONTRAST:
@@ -835,11 +994,12 @@ class Styler:
         clip_abs = (parent.clip_abs or clips) and pos in (None, "static") and not own_contain
         clip_fixed = (parent.clip_fixed or clips) and not own_contain
         state = State(font_px, color, visible, bg, bg_image, opacity, custom, text_rule, fill, font_abs, in_fixed,
-                      edge, pinned, contained, block_rule, blockifies, clip_abs, clip_fixed)
+                      edge, pinned, contained, block_rule, blockifies, clip_abs, clip_fixed, spacing, stroke)
         return None, parent if state == parent else self._intern(state)
 
     def _subtree_rule(
-        self, value: Any, font_px: float, inline_tag: bool = False, in_fixed: bool = False, item: bool = False
+        self, value: Any, font_px: float, inline_tag: bool = False, in_fixed: bool = False, item: bool = False,
+        contained: bool = False,
     ) -> tuple[str | None, bool, str | None]:
         """Why the element and everything in it is hidden (or ``None``), whether its box is inline, and
         for an inline box why the blocks inside it are (:attr:`State.block_rule`). ``item``: the element
@@ -856,9 +1016,9 @@ class Styler:
         if inline:
             rule, block_rule = self._inline_rule(value, font_px, pos, in_fixed)
             return rule, True, block_rule
-        return self._box_rule(value, font_px, pos, in_fixed), False, None
+        return self._box_rule(value, font_px, pos, in_fixed, contained), False, None
 
-    def _box_rule(self, value: Any, font_px: float, pos: str | None, in_fixed: bool) -> str | None:
+    def _box_rule(self, value: Any, font_px: float, pos: str | None, in_fixed: bool, contained: bool = False) -> str | None:
         """:meth:`_subtree_rule` for a box that is not inline."""
         if _ident(value("content-visibility") or []) == "hidden":
             return "content_visibility_hidden"
@@ -866,16 +1026,21 @@ class Styler:
         for name in ("overflow", "overflow-x", "overflow-y"):
             overflow.update(t.lower_value for t in value(name) or [] if t.type == "ident")
         if overflow & {"hidden", "clip"}:
-            for name in ("width", "height", "max-width", "max-height"):
+            for name in _SIZES:
                 toks = value(name)
                 if toks:
                     px = _length(toks[0], font_px)
                     if px is not None and px <= 1:
                         return "zero_size_box"
+            if _indent_past_end(value, font_px):
+                return "text_indent_offscreen"
         if any(value(n) and _clip_hides(value(n), font_px) for n in ("clip", "clip-path")):
             return "clip_zero"
         tr = value("transform")
         if tr and _transform_hides(tr, font_px):
+            return "transform_offscreen"
+        rot = value("rotate")
+        if rot and _rotate_hides(rot):
             return "transform_offscreen"
         sc = value("scale")
         if sc and any(n is not None and abs(n) < 0.01 for n in (_number(t) for t in sc[:2])):
@@ -883,7 +1048,7 @@ class Styler:
         tl = value("translate")
         if tl and any(p is not None and abs(p) >= OFFSCREEN_PX for p in (_length(t, font_px) for t in tl[:2])):
             return "transform_offscreen"
-        return self._position_rule(value, font_px, pos, in_fixed=in_fixed)
+        return self._position_rule(value, font_px, pos, in_fixed=in_fixed, contained=contained)
 
     def _inline_rule(self, value: Any, font_px: float, pos: str | None, in_fixed: bool) -> tuple[str | None, str | None]:
         """:meth:`_subtree_rule` for an inline box: offsets still apply, and any ``clip-path`` hides it
@@ -899,19 +1064,25 @@ class Styler:
         return None, ("text_indent_offscreen" if _indent_offscreen(value, font_px) else None)
 
     def _position_rule(
-        self, value: Any, font_px: float, pos: str | None, *, inline: bool = False, in_fixed: bool = False
+        self, value: Any, font_px: float, pos: str | None, *, inline: bool = False, in_fixed: bool = False,
+        contained: bool = False,
     ) -> str | None:
         inset = _box(value("inset"))
         sides: dict[str, float | None] = {}
+        past_viewport = False
         for i, name in enumerate(("top", "right", "bottom", "left")):
             toks = value(name)
             t = toks[0] if toks else inset[i]
             sides[name] = _length(t, font_px) if t is not None else None
+            if t is not None and name in _FAR_SIDE_UNITS and t.type == "dimension" and t.value >= 100:
+                past_viewport = past_viewport or t.lower_unit in _FAR_SIDE_UNITS[name]
         if pos in ("absolute", "fixed", "relative"):
             if any((v := sides[s]) is not None and v <= -OFFSCREEN_PX for s in ("top", "left")) or any(
                 (v := sides[s]) is not None and v >= OFFSCREEN_PX for s in ("right", "bottom")
             ):
                 return "offscreen_position"
+        if pos == "fixed" and past_viewport and not contained:
+            return "offscreen_position"  # top: 100vh (left: 100vw) on the viewport: past its far edge at any size
         if pos == "fixed" or (in_fixed and pos in ("absolute", "relative")):
             # Fixed to the viewport (or inside a fixed box), so no scrolling reaches it beyond the far edges either.
             if any((v := sides[s]) is not None and v >= FAR_PX for s in ("top", "left")) or any(
@@ -930,12 +1101,60 @@ class Styler:
         return None
 
 
+def _stroke(value: Any, parent: tuple[float, float, float, float] | None, color: tuple[float, float, float, float],
+            font_px: float) -> tuple[float, float, float, float] | None:
+    """The text stroke colour (``-webkit-text-stroke`` and its longhands; inherited) when the stroke has a
+    width, else ``None``. The stroke colour defaults to ``currentcolor``."""
+    short = value("-webkit-text-stroke")
+    width_t = value("-webkit-text-stroke-width")
+    color_t = value("-webkit-text-stroke-color")
+    if short is None and width_t is None and color_t is None:
+        return parent
+    width = None
+    col = None
+    for t in short or []:
+        px = _length(t, font_px)
+        if px is not None:
+            width = px
+        else:
+            col = _rgba([t], color) or col
+    if width_t:
+        width = _length(width_t[0], font_px)
+    if color_t:
+        col = _rgba(color_t, color)
+    if width is None:
+        return parent if short is None and width_t is None else None
+    return (col or color) if width > 0 else None
+
+
+def _indent_past_end(value: Any, font_px: float) -> bool:
+    """``text-indent`` of 100% or :data:`OFFSCREEN_PX` and more, in a box whose ``overflow-x`` clips: the
+    first line starts past the box's right edge and is cut off (image replacement, "text-indent:100%;
+    white-space:nowrap; overflow:hidden"). ``white-space`` is not read: without ``nowrap`` only the
+    first word would go, a layout no page uses on purpose."""
+    ti = value("text-indent")
+    if not ti:
+        return False
+    first = value("overflow") or []
+    x = value("overflow-x") or first[:1]
+    if _ident(x) not in ("hidden", "clip"):
+        return False
+    t = ti[0]
+    if t.type == "percentage":
+        return float(t.value) >= 100
+    px = _length(t, font_px)
+    return px is not None and px >= OFFSCREEN_PX
+
+
 def _indent_offscreen(value: Any, font_px: float) -> bool:
     """``text-indent`` at most -:data:`OFFSCREEN_PX`: the first line of a block container starts off screen."""
     ti = value("text-indent")
     px = _length(ti[0], font_px) if ti else None
     return px is not None and px <= -OFFSCREEN_PX
 
+
+_FAR_SIDE_UNITS = {"top": ("vh", "svh", "lvh", "dvh", "vb"), "left": ("vw", "svw", "lvw", "dvw", "vi")}
+"""Viewport units of ``top`` / ``left``: at 100 or more a fixed box starts past the viewport's far edge."""
 
 _ITEM_CONTAINERS = frozenset(("flex", "inline-flex", "grid", "inline-grid"))
 _OFFSETS = ("top", "bottom", "inset")  # vertical: a horizontal offset may stay inside a full-width clipped box
@@ -947,8 +1166,9 @@ INLINE_TAGS = frozenset(
 """Elements whose default box is a non-replaced inline box (width, height, transforms do not apply)."""
 
 _SUBTREE_PROPERTIES = frozenset(
-    """display float content-visibility overflow overflow-x overflow-y width height max-width max-height clip clip-path
-    transform scale translate position inset top right bottom left margin margin-top margin-left text-indent""".split()
+    """display float content-visibility overflow overflow-x overflow-y width height max-width max-height inline-size
+    block-size max-inline-size max-block-size clip clip-path transform scale translate rotate position inset top right
+    bottom left margin margin-top margin-left text-indent""".split()
 )
 """Every property :meth:`Styler._subtree_rule` reads: an element declaring none of them is not hidden by it."""
 

@@ -247,6 +247,41 @@ T = [
      "</blockquote>",
      '<div style="clip-path:inset(0);position:relative;min-height:12em"><p style="position:absolute;top:0;margin:0">{p}</p>'
      "</div>", {}),
+    ("logical_size", "block-size:0 with overflow:hidden, height by its logical name (control: a box with a real "
+     "max-block-size)",
+     ".note{block-size:0;overflow:hidden} .boxed{max-block-size:40em;overflow:hidden}", "",
+     '<div class="note"><p>{i}</p></div>', '<div class="boxed"><p>{p}</p></div>', {}),
+    ("oklch_white", "white text written as oklch(1 0 0) on the white page (control: a dark oklch() colour)",
+     ".aside-note{color:oklch(1 0 0)} .lede{color:oklch(0.25 0.02 260)}", "",
+     '<p class="aside-note">{i}</p>', '<p class="lede">{p}</p>', {}),
+    ("letter_spacing", "letter-spacing:-1em, every glyph drawn over the last (control: -0.5em on the box, which a "
+     "child's larger font survives, since it inherits as px)",
+     ".squeeze{letter-spacing:-1em} .tight{letter-spacing:-0.5em;font-size:12px} .tight span{font-size:32px}", "",
+     '<p class="squeeze">{i}</p>', '<p class="tight"><span>{p}</span></p>', {}),
+    ("rotate_property", "the rotate property turning the box edge-on (rotate: y 90deg) (control: rotate: x 30deg)",
+     ".flip{rotate:y 90deg} .tilt{rotate:x 30deg}", "",
+     '<p class="flip">{i}</p>', '<p class="tilt">{p}</p>', {}),
+    ("fixed_past_viewport", "a fixed box at top:100vh, past the viewport's bottom edge at any window size (control: "
+     "the same box inside a tall transformed parent, placed against it and reached by scrolling)",
+     ".drop{position:fixed;top:100vh;left:0;margin:0} .frame{transform:translateZ(0);height:calc(100vh + 10em)}", "",
+     '<p class="drop">{i}</p>', '<div class="frame"><p class="drop">{p}</p></div>', {}),
+    ("indent_past_end", "image replacement: text-indent:100% with nowrap in a box that clips, the line starts past "
+     "its right edge (control: the same indent in a box that does not clip)",
+     ".ir{text-indent:100%;white-space:nowrap;overflow:hidden} .ir-open{text-indent:100%;white-space:nowrap}", "",
+     '<h3 class="ir">{i}</h3>', '<p class="ir-open">{p}</p>', {}),
+    ("light_dark", "color:light-dark(#fff, #000): white in a light page (control: light-dark(#333, #eee))",
+     ".adaptive{color:light-dark(#fff, #000)} .adaptive-ok{color:light-dark(#333, #eee)}", "",
+     '<p class="adaptive">{i}</p>', '<p class="adaptive-ok">{p}</p>', {}),
+    ("relative_colour", "relative colour syntax keeping a white origin: rgb(from white r g b) (control: from #222)",
+     ".rel{color:rgb(from white r g b)} .rel-ok{color:rgb(from #222 r g b)}", "",
+     '<p class="rel">{i}</p>', '<p class="rel-ok">{p}</p>', {}),
+    ("at_property", "display:var(--mode) where only @property's initial-value (none) sets --mode (control: an "
+     "element that sets --mode:block)",
+     '@property --mode{syntax:"*";inherits:false;initial-value:none} .reg{display:var(--mode)} .reg.on{--mode:block}',
+     "", '<p class="reg">{i}</p>', '<p class="reg on">{p}</p>', {}),
+    ("clip_inset_side", "clip-path:inset(0 100% 0 0), closed from the right (control: inset(0 30% 0 0))",
+     ".wipe{clip-path:inset(0 100% 0 0)} .crop{clip-path:inset(0 30% 0 0)}", "",
+     '<p class="wipe">{i}</p>', '<p class="crop">{p}</p>', {}),
 ]
 
 LAYOUTS = [
