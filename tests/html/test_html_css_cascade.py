@@ -149,6 +149,14 @@ CASES = [
      f'<p class="x">{SHOWN}</p>'),
     ("transparent_stroke_on_transparent_fill", ".x{color:transparent;-webkit-text-stroke:2px transparent}",
      f'<p class="x">{EVIL}</p>'),
+    # text scaled to a smear: a line under 2px tall, scale factors multiplied down the tree
+    ("scaled_to_a_smear", ".x{transform:scale(0.08)}", f'<p class="x">{EVIL}</p>'),
+    ("scaled_down_twice", ".o{transform:scale(0.3)} .x{scale:0.3}", f'<div class="o"><p class="x">{EVIL}</p></div>'),
+    ("zoomed_to_a_smear", ".x{zoom:0.08}", f'<p class="x">{EVIL}</p>'),
+    ("squashed_vertically", ".x{transform:scaleY(0.06)}", f'<p class="x">{EVIL}</p>'),
+    ("scaled_small_but_legible_shown", ".x{transform:scale(0.5)}", f'<p class="x">{SHOWN}</p>'),
+    ("squashed_horizontally_shown", ".x{transform:scaleX(0.3)}", f'<p class="x">{SHOWN}</p>'),
+    ("scale_on_inline_box_shown", ".x{transform:scale(0.05)}", f'<p><span class="x">{SHOWN}</span></p>'),
 ]
 
 

@@ -29,7 +29,7 @@ HIDDEN_RULES = frozenset(
         "hidden_attribute", "never_rendered", "display_none", "visibility_hidden", "opacity_0", "font_size_0",
         "text_indent_offscreen", "clip_zero", "transform_offscreen", "offscreen_position", "zero_size_box",
         "same_color_text", "transparent_text", "content_visibility_hidden", "css_over_budget", "template", "noscript",
-        "comment", "invisible_chars", "browser_hidden", "covered_text", "closed_details", "letter_spacing_collapsed",
+        "comment", "invisible_chars", "browser_hidden", "covered_text", "closed_details", "letter_spacing_collapsed", "scaled_text",
     )
 )
 """Rules that remove text a human reader never sees (as opposed to boilerplate)."""

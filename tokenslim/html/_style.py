@@ -27,7 +27,8 @@ Rules (the names key :attr:`tokenslim.html.Extraction.removed`), each with its t
   background, below :data:`MIN_CONTRAST`; the background is the nearest ancestor's colours
   blended down to the white default canvas; text over a background image is kept);
   ``letter_spacing_collapsed`` (``letter-spacing`` at most -:data:`MAX_COLLAPSED_SPACING` em of the
-  text's font size: every glyph drawn over the last one, a line of no width).
+  text's font size: every glyph drawn over the last one, a line of no width); ``scaled_text`` (a line scaled by
+  the ``transform``, ``scale`` or ``zoom`` of the element and its ancestors to under :data:`MIN_LINE_PX` tall).
 """
 
 from __future__ import annotations
@@ -53,6 +54,11 @@ MIN_CONTRAST = 1.25
 """WCAG contrast ratio below which text is taken as invisible on its background (#eee on white is 1.16)."""
 MAX_HIDDEN_OPACITY = 0.05
 """Effective opacity at or below which an element is invisible."""
+LINE_HEIGHT = 1.15
+"""A line's height over its font size (``line-height: normal`` in common fonts)."""
+MIN_LINE_PX = 2.0
+"""Text whose line, scaled by ``transform``/``scale``/``zoom``, is shorter than this (CSS px) is a smear, not
+text (the size the oracle requires of a line rect)."""
 MAX_COLLAPSED_SPACING = 0.45
 """``letter-spacing`` (em of the text's font size, negated) at which the glyphs of a line fall onto one
 another: Chromium lays such a line out with no width (-0.4em is still drawn, squeezed)."""
@@ -112,6 +118,8 @@ class State:
         spacing: The inherited ``letter-spacing`` in CSS px (computed where it is declared, as CSS does).
         stroke: The colour of the inherited ``-webkit-text-stroke`` when its width is over 0, else ``None``:
             outlined text is drawn even with a transparent fill.
+        yscale: The product of the vertical scale factors of the element's and its ancestors' ``transform``,
+            ``scale`` and ``zoom``: text drawn shorter than :data:`MIN_LINE_PX` is a smear (``scaled_text``).
     """
 
     font_px: float = 16.0
@@ -134,6 +142,7 @@ class State:
     clip_fixed: bool = False
     spacing: float = 0.0
     stroke: tuple[float, float, float, float] | None = None
+    yscale: float = 1.0
 
 
 ROOT_STATE = State(custom={})
@@ -548,6 +557,35 @@ def _transform_hides(tokens: list[Any], font_px: float) -> bool:
     return False
 
 
+def _y_scale(transform: list[Any] | None, scale: list[Any] | None) -> float:
+    """The vertical scale factor of a ``transform`` (``scale()``, ``scaleY()``, ``scale3d()``, a ``matrix()``'s
+    second column) times that of the ``scale`` property; 1 for what does not scale (rotations, translations,
+    unknown functions)."""
+    out = 1.0
+    for t in transform or []:
+        if t.type != "function":
+            continue
+        name = t.lower_name
+        nums = [_number(a) for a in _strip(t.arguments) if not (a.type == "literal" and a.value == ",")]
+        y: float | None = None
+        if name == "scale" and nums:
+            y = nums[1] if len(nums) > 1 else nums[0]
+        elif name == "scaley" and nums:
+            y = nums[0]
+        elif name == "scale3d" and len(nums) == 3:
+            y = nums[1]
+        elif name == "matrix" and len(nums) == 6 and nums[2] is not None and nums[3] is not None:
+            y = math.hypot(nums[2], nums[3])
+        if y is not None:
+            out *= abs(y)
+    if scale:
+        factors = [_number(t) for t in scale]
+        y = factors[1] if len(factors) > 1 else factors[0] if factors else None
+        if y is not None:
+            out *= abs(y)
+    return out
+
+
 def _edge_on(axis: tuple[float, ...], deg: float) -> bool:
     """Whether rotating by ``deg`` about ``axis`` turns the element's plane edge-on to the viewer: the
     rotated normal's z component, ``cos a + z^2 (1 - cos a)`` for the unit axis, is zero (no area left)."""
@@ -844,7 +882,7 @@ class Styler:
         key = (state.font_px, state.color, state.visible, state.bg, state.bg_image, state.opacity,
                id(state.custom), state.text_rule, state.fill, state.font_abs, state.in_fixed, state.edge, state.pinned,
                state.contained, state.block_rule, state.blockifies, state.clip_abs, state.clip_fixed, state.spacing,
-               state.stroke)
+               state.stroke, state.yscale)
         got = self.states.get(key)
         if got is None:
             got = self.states[key] = state
@@ -883,10 +921,13 @@ class Styler:
         if size is not None:
             font_px = max(0.0, size)
         zoom = value("zoom")
+        yscale = parent.yscale
         if zoom:
             z = _number(zoom[0])
             if z is not None and 0 < z <= MAX_HIDDEN_OPACITY:
                 return "transform_offscreen", parent
+            if z is not None and z > 0:
+                yscale *= z
 
         if _SUBTREE_PROPERTIES.isdisjoint(merged):
             rule, inline, block_rule = None, inline_tag, None
@@ -896,6 +937,8 @@ class Styler:
         if rule is None and not inline:
             rule = parent.block_rule  # a block inside an inline box that indents or clips its blocks away
         block_rule = (block_rule or parent.block_rule) if inline else None
+        if not inline and ("transform" in merged or "scale" in merged):
+            yscale *= _y_scale(value("transform"), value("scale"))
         opacity = parent.opacity
         op = value("opacity")
         if op:
@@ -968,6 +1011,8 @@ class Styler:
             text_rule: str | None = "visibility_hidden"
         elif font_px < MIN_FONT_PX:
             text_rule = "font_size_0"
+        elif font_px * yscale * LINE_HEIGHT < MIN_LINE_PX:
+            text_rule = "scaled_text"
         elif spacing <= -MAX_COLLAPSED_SPACING * font_px:
             text_rule = "letter_spacing_collapsed"
         elif stroke is not None and stroke[3] > MAX_HIDDEN_OPACITY and (
@@ -994,7 +1039,7 @@ class Styler:
         clip_abs = (parent.clip_abs or clips) and pos in (None, "static") and not own_contain
         clip_fixed = (parent.clip_fixed or clips) and not own_contain
         state = State(font_px, color, visible, bg, bg_image, opacity, custom, text_rule, fill, font_abs, in_fixed,
-                      edge, pinned, contained, block_rule, blockifies, clip_abs, clip_fixed, spacing, stroke)
+                      edge, pinned, contained, block_rule, blockifies, clip_abs, clip_fixed, spacing, stroke, yscale)
         return None, parent if state == parent else self._intern(state)
 
     def _subtree_rule(

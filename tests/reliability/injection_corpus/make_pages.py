@@ -282,6 +282,9 @@ T = [
     ("clip_inset_side", "clip-path:inset(0 100% 0 0), closed from the right (control: inset(0 30% 0 0))",
      ".wipe{clip-path:inset(0 100% 0 0)} .crop{clip-path:inset(0 30% 0 0)}", "",
      '<p class="wipe">{i}</p>', '<p class="crop">{p}</p>', {}),
+    ("scaled_text", "transform:scale(0.3) inside another scale(0.3), a line under 2px tall (control: one scale(0.6))",
+     ".shrink{transform:scale(0.3)} .small{transform:scale(0.6)}", "",
+     '<div class="shrink"><p class="shrink">{i}</p></div>', '<p class="small">{p}</p>', {}),
 ]
 
 LAYOUTS = [
