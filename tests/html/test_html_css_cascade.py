@@ -157,6 +157,21 @@ CASES = [
     ("scaled_small_but_legible_shown", ".x{transform:scale(0.5)}", f'<p class="x">{SHOWN}</p>'),
     ("squashed_horizontally_shown", ".x{transform:scaleX(0.3)}", f'<p class="x">{SHOWN}</p>'),
     ("scale_on_inline_box_shown", ".x{transform:scale(0.05)}", f'<p><span class="x">{SHOWN}</span></p>'),
+    # pseudo-classes lexbor's parser refuses, read as ones it takes
+    ("lang_pseudo_class", ":lang(fr){display:none}", f'<div lang="fr-CA"><p>{EVIL}</p></div>'),
+    ("lang_pseudo_class_other_shown", ":lang(fr){display:none}", f'<div lang="de"><p>{SHOWN}</p></div>'),
+    ("dir_pseudo_class", "p:dir(rtl){display:none}", f'<p dir="rtl">{EVIL}</p>'),
+    ("scope_at_top_level", ":scope .x{display:none}", f'<p class="x">{EVIL}</p>'),
+    # a conditional rule nested in a style rule declares for that rule's elements
+    ("nested_media_declarations", ".x{color:#222; @media screen{display:none}}", f'<p class="x">{EVIL}</p>'),
+    ("nested_media_print_shown", ".x{@media print{display:none}}", f'<p class="x">{SHOWN}</p>'),
+    # @starting-style only sets where a transition starts
+    ("starting_style_shown", "@starting-style{.x{opacity:0}}", f'<p class="x">{SHOWN}</p>'),
+    # a fixed box inside a transformed one is placed against it: far offsets are reached by scrolling
+    ("fixed_far_inside_transform_shown", ".t{transform:translateZ(0)} .x{position:fixed;top:6000px;margin:0}",
+     f'<div class="t"><p class="x">{SHOWN}</p></div>'),
+    ("absolute_far_in_contained_fixed_shown", ".t{transform:translateZ(0)} .f{position:fixed;top:0} .x{position:absolute;top:6000px}",
+     f'<div class="t"><div class="f"><p class="x">{SHOWN}</p></div></div>'),
 ]
 
 

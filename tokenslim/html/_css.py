@@ -68,7 +68,7 @@ _RELEVANT_TEXT = re.compile(
 # Block at-rules whose inner rules can style the page; every other at-rule block (@font-face with
 # inline fonts, @keyframes, @page...) is cut whole when a large sheet is pruned.
 _STYLING_AT_RULES = ("@media", "@supports", "@layer", "@container", "@scope", "@document", "@-moz-document",
-                     "@starting-style", "@property")
+                     "@property")
 _PRUNE_ABOVE_CHARS = 256
 _SCAN = re.compile(r"/\*.*?(?:\*/|\Z)|\"(?:[^\"\\\n]|\\.)*[\"\n]?|'(?:[^'\\\n]|\\.)*['\n]?|\\.|[{};]", re.S)
 _SKIP = r"/\*.*?(?:\*/|\Z)|\"(?:[^\"\\\n]|\\.)*[\"\n]?|'(?:[^'\\\n]|\\.)*['\n]?|\\."
@@ -537,11 +537,48 @@ def _selector_texts(prelude: list[Any], parent: str | None) -> list[tuple[str, t
         spec = specificity(toks)
         if spec is None:
             continue
-        text = _NON_ASCII.sub(_escape_char, tinycss2.serialize(part).strip())
+        text = _NON_ASCII.sub(_escape_char, _serialize_selector(part, parent).strip())
         if parent is not None:
             text = text.replace("&", f":is({parent})") if "&" in text else f":is({parent}) {text}"
         out.append((text, spec))
     return out
+
+
+def _serialize_selector(tokens: list[Any], parent: str | None) -> str:
+    """A selector's text for lexbor, with the pseudo-classes its parser refuses (a refused selector matches
+    nothing, so what it hides would leak) written as ones it reads: ``:lang(fr)`` as an element or
+    ancestor with ``lang`` ``fr`` or ``fr-*``, ``:dir(rtl)`` likewise with ``dir``, ``:scope`` as the root
+    (or the enclosing rule's selector). The nearest ``lang``/``dir`` is not singled out (an ``en`` box
+    inside ``fr`` still matches ``:lang(fr)``): those rules can only hide more."""
+    out: list[str] = []
+    i = 0
+    while i < len(tokens):
+        t = tokens[i]
+        colon = t.type == "literal" and t.value == ":" and not (i and tokens[i - 1].type == "literal" and tokens[i - 1].value == ":")
+        nxt = tokens[i + 1] if colon and i + 1 < len(tokens) else None
+        if nxt is not None and nxt.type == "function" and nxt.lower_name in ("lang", "dir"):
+            attr = nxt.lower_name
+            values = [a.value for a in _strip(nxt.arguments) if a.type in ("ident", "string")]
+            if attr == "dir" and [v.lower() for v in values] == ["ltr"]:
+                out.append(':not(:is([dir="rtl" i], [dir="rtl" i] *))')
+            elif values:
+                alts = ", ".join(f'[{attr}|="{v}" i], [{attr}|="{v}" i] *' for v in values if '"' not in v and "\\" not in v)
+                out.append(f":is({alts})" if alts else ":not(*)")
+            else:
+                out.append(":not(*)")
+            i += 2
+            continue
+        if nxt is not None and nxt.type == "ident" and nxt.lower_value == "scope":
+            out.append(f":is({parent})" if parent is not None else ":root")
+            i += 2
+            continue
+        if t.type == "function":
+            out.append(f"{tinycss2.serialize([t])[: -len(tinycss2.serialize(t.arguments)) - 1]}"
+                       f"{_serialize_selector(t.arguments, parent)})")
+        else:
+            out.append(tinycss2.serialize([t]))
+        i += 1
+    return "".join(out)
 
 
 _NON_ASCII = re.compile(r"[^\x20-\x7e\t\n\f\r]")  # ASCII whitespace stays: a combinator
@@ -620,10 +657,27 @@ class _Collector:
             return
         if kw == "scope":
             parent = self.scope_parent(node.prelude, parent)
-        elif kw not in ("media", "supports", "container", "document", "-moz-document", "starting-style"):
-            return  # @font-face, @keyframes, @page, unknown at-rules: nothing that hides text
+        elif kw not in ("media", "supports", "container", "document", "-moz-document"):
+            # @font-face, @keyframes, @page, unknown at-rules: nothing that hides text; @starting-style only
+            # sets where a transition starts, and the page settles on its other rules
+            return
         content = tinycss2.parse_blocks_contents(node.content, skip_comments=True, skip_whitespace=True)
+        if parent is not None and kw != "scope":
+            # a conditional rule nested in a style rule holds declarations for that rule's elements
+            self.add_declarations(parent, content, layer)
         self.add_rules(content, layer, parent, depth + 1)
+
+    def add_declarations(self, selector: str, items: list[Any], layer: str) -> None:
+        """The relevant declarations among ``items``, applied to the elements ``selector`` matches."""
+        decls = relevant_declarations(items)
+        if not decls:
+            return
+        toks = tinycss2.parse_component_value_list(selector)
+        spec = max((sp for part in _split_commas(toks) if (sp := specificity(_strip(part))) is not None), default=None)
+        if spec is None:
+            return
+        self.order += 1
+        self.rules.append(_Rule(f":is({selector})", spec, decls, self.layers.index(layer) if layer else -1, self.order))
 
     def add_property(self, node: Any) -> None:
         """``@property --name { initial-value: ... }``: the value ``var(--name)`` takes where unset (the

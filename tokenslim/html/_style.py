@@ -1029,7 +1029,7 @@ class Styler:
                 (v := value(n)) and _ident(v) != "auto" for n in _OFFSETS):
             # placed by a vertical offset against a containing block outside the clip-path ancestor: painted outside it
             return "clip_zero", parent
-        in_fixed = parent.in_fixed or pos == "fixed"
+        in_fixed = parent.in_fixed or (pos == "fixed" and not parent.contained)
         edge, pinned = _edges(value, pos, font_px, parent.contained) if pos in ("fixed", "absolute") else (0, 0)
         own_contain = not _CONTAINING.isdisjoint(merged) and any(
             (v := value(n)) and _ident(v) not in ("none", "normal", "auto") for n in _CONTAINING)
@@ -1128,8 +1128,9 @@ class Styler:
                 return "offscreen_position"
         if pos == "fixed" and past_viewport and not contained:
             return "offscreen_position"  # top: 100vh (left: 100vw) on the viewport: past its far edge at any size
-        if pos == "fixed" or (in_fixed and pos in ("absolute", "relative")):
-            # Fixed to the viewport (or inside a fixed box), so no scrolling reaches it beyond the far edges either.
+        if (pos == "fixed" and not contained) or (in_fixed and pos in ("absolute", "relative", "fixed")):
+            # Fixed to the viewport (or inside a fixed box), so no scrolling reaches it beyond the far edges either;
+            # a fixed box inside a transformed (contained) one is placed against it, and scrolls like an absolute one.
             if any((v := sides[s]) is not None and v >= FAR_PX for s in ("top", "left")) or any(
                 (v := sides[s]) is not None and v <= -OFFSCREEN_PX for s in ("right", "bottom")
             ):

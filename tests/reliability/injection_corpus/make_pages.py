@@ -285,6 +285,12 @@ T = [
     ("scaled_text", "transform:scale(0.3) inside another scale(0.3), a line under 2px tall (control: one scale(0.6))",
      ".shrink{transform:scale(0.3)} .small{transform:scale(0.6)}", "",
      '<div class="shrink"><p class="shrink">{i}</p></div>', '<p class="small">{p}</p>', {}),
+    ("lang_pseudo", ":lang(fr) hiding a paragraph in a lang=\"fr-CA\" box, a pseudo-class lexbor cannot parse (control: "
+     "a lang=\"de\" box)",
+     ":lang(fr){display:none}", "", '<div lang="fr-CA"><p>{i}</p></div>', '<div lang="de"><p>{p}</p></div>', {}),
+    ("nested_media", "display:none in an @media screen block nested in a style rule (control: nested @media print)",
+     ".memo{color:#333; @media screen{display:none}} .memo-ok{@media print{display:none}}", "",
+     '<p class="memo">{i}</p>', '<p class="memo-ok">{p}</p>', {}),
 ]
 
 LAYOUTS = [
