@@ -170,6 +170,11 @@ CASES = [
     # a fixed box inside a transformed one is placed against it: far offsets are reached by scrolling
     ("fixed_far_inside_transform_shown", ".t{transform:translateZ(0)} .x{position:fixed;top:6000px;margin:0}",
      f'<div class="t"><p class="x">{SHOWN}</p></div>'),
+    # a declarative shadow root's own sheets style its tree, and its host through :host, nothing outside it
+    ("shadow_root_sheet", "", f'<div><template shadowrootmode="open"><style>p{{display:none}}</style><p>{EVIL}</p></template></div>'),
+    ("shadow_root_host_rule", "", f'<div><template shadowrootmode="open"><style>:host{{opacity:0}}</style><p>{EVIL}</p></template></div>'),
+    ("shadow_root_sheet_scoped_shown", "", f'<div><template shadowrootmode="open"><style>p{{display:none}}</style>'
+     f'<span>Shadow text.</span></template></div><p>{SHOWN}</p>'),
     ("absolute_far_in_contained_fixed_shown", ".t{transform:translateZ(0)} .f{position:fixed;top:0} .x{position:absolute;top:6000px}",
      f'<div class="t"><div class="f"><p class="x">{SHOWN}</p></div></div>'),
 ]

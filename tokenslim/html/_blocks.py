@@ -170,13 +170,28 @@ class _Walker:
         m.commas[e] += text.count(",") if text.isascii() else text.count(",") + text.count("，") + text.count("、")
 
 
-def _shadow_children(host: Any, keep: list[Any]) -> tuple[list[Any], int] | None:
+@dataclass
+class _Shadow:
+    """A host's declarative shadow root, parsed: what a reader sees under the host, the characters of
+    light-DOM children left out (no ``<slot>``), and the shadow root's own style sheets: declarations
+    per shadow-tree element and those its ``:host`` rules give the host."""
+
+    nodes: list[Any]
+    unslotted: int
+    by_elem: dict[int, dict[str, Any]]
+    host_decls: dict[str, Any] | None
+
+
+def _shadow_children(host: Any, keep: list[Any]) -> _Shadow | None:
     """The children a reader sees under ``host`` when its first element child is a declarative
     shadow root (``<template shadowrootmode="open|closed">``): the shadow tree's children (parsed
     from the template, whose content the parser keeps apart), followed by the host's other
-    children only when the shadow tree has a ``<slot>`` to show them in; and the characters of
-    the light-DOM children left out. ``None`` for other hosts."""
+    children only when the shadow tree has a ``<slot>`` to show them in; the characters of
+    the light-DOM children left out; and the cascade of the shadow root's ``<style>`` sheets, which
+    style the shadow tree (and the host, by ``:host``) only. ``None`` for other hosts."""
     from selectolax.lexbor import LexborHTMLParser
+
+    from tokenslim.html._css import build_cascade, collect_sheets
 
     child = host.child
     while child is not None and child.tag in ("-text", "-comment") and not (child.text_content or "").strip():
@@ -187,6 +202,15 @@ def _shadow_children(host: Any, keep: list[Any]) -> tuple[list[Any], int] | None
     inner = html[html.find(">") + 1 : html.rfind("</template>")]
     frag = LexborHTMLParser(f"<body>{inner}</body>")
     keep.append(frag)  # its nodes live as long as the parser
+    sheets = collect_sheets(frag)
+    by_elem: dict[int, dict[str, Any]] = {}
+    host_decls = None
+    if any(sheets):
+        cascade = build_cascade(frag, sheets, page=inner, host=True)
+        if not cascade.over_budget:
+            by_elem = cascade.by_elem
+            root = frag.root
+            host_decls = by_elem.pop(root.mem_id, None) if root is not None else None
     body = frag.body
     out = list(body.iter(include_text=True)) if body is not None else []
     unslotted = 0
@@ -197,7 +221,7 @@ def _shadow_children(host: Any, keep: list[Any]) -> tuple[list[Any], int] | None
         else:
             unslotted += len(light.text_content or "") if light.tag == "-text" else _subtree_chars(light)
         light = light.next
-    return out, unslotted
+    return _Shadow(out, unslotted, by_elem, host_decls)
 
 
 # Boxes the user-agent style sheet gives a size of their own (padding, border, a list marker):
@@ -314,6 +338,12 @@ def walk(root: Any, styler: Styler, state: State = ROOT_STATE, *, dsd: bool = Fa
                     continue
             attrs = node.attributes
             inner = state
+            shadow = _shadow_children(node, w.fragments) if dsd and node.child is not None else None
+            if shadow is not None:
+                # the shadow root's sheets style its tree, and the host through :host (below the page's rules)
+                by_elem.update(shadow.by_elem)
+                if shadow.host_decls:
+                    by_elem[node.mem_id] = {**shadow.host_decls, **by_elem.get(node.mem_id, {})}
             rule = hidden_rule(attrs) if attrs and ("hidden" in attrs or "popover" in attrs) else None
             if rule is not None and styler.shows(by_elem.get(node.mem_id) if by_elem else None, attrs, tag):
                 rule = None
@@ -387,20 +417,17 @@ def walk(root: Any, styler: Styler, state: State = ROOT_STATE, *, dsd: bool = Fa
                     elif tag == "pre":
                         w.pre_depth += 1
             child = node.last_child
-            if dsd and child is not None:
-                shadow_light = _shadow_children(node, w.fragments)
-                if shadow_light is not None:
-                    shadow, unslotted = shadow_light
-                    if unslotted:
-                        _count(removed, "never_rendered", unslotted)
-                    push((idx, parent, state, tag == "a"))
-                    if tag == "a":
-                        link_depth += 1
-                    if idx >= 0:
-                        parent = idx
-                    state = inner
-                    stack.extend(reversed(shadow))
-                    continue
+            if shadow is not None:
+                if shadow.unslotted:
+                    _count(removed, "never_rendered", shadow.unslotted)
+                push((idx, parent, state, tag == "a"))
+                if tag == "a":
+                    link_depth += 1
+                if idx >= 0:
+                    parent = idx
+                state = inner
+                stack.extend(reversed(shadow.nodes))
+                continue
             if tag == "details" and child is not None and "open" not in attrs:
                 # a closed <details> shows its first <summary> only (the rest waits for a click)
                 push((idx, parent, state, False))

@@ -527,7 +527,7 @@ def _layer_names(prelude: list[Any]) -> list[str]:
     return names
 
 
-def _selector_texts(prelude: list[Any], parent: str | None) -> list[tuple[str, tuple[int, int, int]]]:
+def _selector_texts(prelude: list[Any], parent: str | None, host: bool = False) -> list[tuple[str, tuple[int, int, int]]]:
     """The complex selectors of a rule, nested ones rewritten with ``:is(parent)``."""
     out: list[tuple[str, tuple[int, int, int]]] = []
     for part in _split_commas(prelude):
@@ -537,19 +537,20 @@ def _selector_texts(prelude: list[Any], parent: str | None) -> list[tuple[str, t
         spec = specificity(toks)
         if spec is None:
             continue
-        text = _NON_ASCII.sub(_escape_char, _serialize_selector(part, parent).strip())
+        text = _NON_ASCII.sub(_escape_char, _serialize_selector(part, parent, host).strip())
         if parent is not None:
             text = text.replace("&", f":is({parent})") if "&" in text else f":is({parent}) {text}"
         out.append((text, spec))
     return out
 
 
-def _serialize_selector(tokens: list[Any], parent: str | None) -> str:
+def _serialize_selector(tokens: list[Any], parent: str | None, host: bool = False) -> str:
     """A selector's text for lexbor, with the pseudo-classes its parser refuses (a refused selector matches
     nothing, so what it hides would leak) written as ones it reads: ``:lang(fr)`` as an element or
     ancestor with ``lang`` ``fr`` or ``fr-*``, ``:dir(rtl)`` likewise with ``dir``, ``:scope`` as the root
     (or the enclosing rule's selector). The nearest ``lang``/``dir`` is not singled out (an ``en`` box
-    inside ``fr`` still matches ``:lang(fr)``): those rules can only hide more."""
+    inside ``fr`` still matches ``:lang(fr)``): those rules can only hide more. In a shadow root's sheet
+    (``host``), ``:host`` is the root of the parsed shadow tree, which stands for the host."""
     out: list[str] = []
     i = 0
     while i < len(tokens):
@@ -568,13 +569,13 @@ def _serialize_selector(tokens: list[Any], parent: str | None) -> str:
                 out.append(":not(*)")
             i += 2
             continue
-        if nxt is not None and nxt.type == "ident" and nxt.lower_value == "scope":
-            out.append(f":is({parent})" if parent is not None else ":root")
+        if nxt is not None and nxt.type == "ident" and (nxt.lower_value == "scope" or (host and nxt.lower_value == "host")):
+            out.append(f":is({parent})" if parent is not None and nxt.lower_value == "scope" else ":root")
             i += 2
             continue
         if t.type == "function":
             out.append(f"{tinycss2.serialize([t])[: -len(tinycss2.serialize(t.arguments)) - 1]}"
-                       f"{_serialize_selector(t.arguments, parent)})")
+                       f"{_serialize_selector(t.arguments, parent, host)})")
         else:
             out.append(tinycss2.serialize([t]))
         i += 1
@@ -594,7 +595,8 @@ def _escape_char(m: re.Match[str]) -> str:
 class _Collector:
     """Flattens parsed sheets into rules with their layer, keeping only relevant declarations."""
 
-    def __init__(self) -> None:
+    def __init__(self, host: bool = False) -> None:
+        self.host = host
         self.rules: list[_Rule] = []
         self.layers = _LayerOrder()
         self.order = 0
@@ -615,7 +617,7 @@ class _Collector:
                 self.add_at_rule(node, layer, parent, depth)
 
     def add_style_rule(self, node: Any, layer: str, parent: str | None, depth: int) -> None:
-        selectors = _selector_texts(node.prelude, parent)
+        selectors = _selector_texts(node.prelude, parent, self.host)
         if not selectors or node.content is None:
             return
         items = tinycss2.parse_blocks_contents(node.content, skip_comments=True, skip_whitespace=True)
@@ -754,7 +756,7 @@ def _used_custom(rules: list[_Rule], page: str) -> set[str]:
     return used
 
 
-def build_cascade(tree: Any, sheets: list[str], *, page: str, tags: int | None = None) -> Cascade:
+def build_cascade(tree: Any, sheets: list[str], *, page: str, tags: int | None = None, host: bool = False) -> Cascade:
     """Parse ``sheets`` and compute, per element, the winning declaration of each relevant property.
 
     Args:
@@ -763,6 +765,7 @@ def build_cascade(tree: Any, sheets: list[str], *, page: str, tags: int | None =
         page: The page's markup: its ``<`` count bounds the elements (for the matching budget),
             and its ``var()`` references keep the custom properties they name.
         tags: ``page.count("<")`` when the caller has it already.
+        host: ``tree`` is a shadow tree parsed on its own: ``:host`` is its root element.
 
     Returns:
         The :class:`Cascade`; ``over_budget`` when matching was cut short.
@@ -786,7 +789,7 @@ def build_cascade(tree: Any, sheets: list[str], *, page: str, tags: int | None =
         answered[prelude] = found
         return found
 
-    col = _Collector()
+    col = _Collector(host)
     for css in sheets:
         col.add_sheet(prune(css, present, matches))
     used = _used_custom(col.rules, page)

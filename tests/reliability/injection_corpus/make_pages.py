@@ -291,6 +291,10 @@ T = [
     ("nested_media", "display:none in an @media screen block nested in a style rule (control: nested @media print)",
      ".memo{color:#333; @media screen{display:none}} .memo-ok{@media print{display:none}}", "",
      '<p class="memo">{i}</p>', '<p class="memo-ok">{p}</p>', {}),
+    ("shadow_sheet", "a declarative shadow root whose own <style> hides a paragraph of its tree (control: a light-DOM "
+     "paragraph next to the host, which the shadow sheet does not reach)",
+     "", "", '<div class="card"><template shadowrootmode="open"><style>.note{display:none}</style><p class="note">{i}</p>'
+     "</template></div>", '<p class="note">{p}</p>', {}),
 ]
 
 LAYOUTS = [
