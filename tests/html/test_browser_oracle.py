@@ -157,3 +157,20 @@ def test_oracle_partly_covered_lines_are_seen(browser, cover, visible):
     nodes = {n.text: n for n in browser.text_nodes(html)}
     canary = next(n for t, n in nodes.items() if t.startswith("Canary"))
     assert canary.visible is visible, canary.reason
+
+
+@pytest.mark.parametrize(
+    ("parent", "visible"),
+    [
+        ("", False),  # fixed to the viewport: 6,000px down is past its bottom edge, whatever the scrolling
+        ("transform:translateZ(0)", True),  # placed against the transformed parent: scrolling reaches it
+        ("filter:blur(0)", True),
+        ("will-change:transform", True),
+        ("contain:paint", False),  # paint containment also clips to the box: the far child is cut off
+    ],
+)
+def test_oracle_places_fixed_boxes_against_a_transformed_ancestor(browser, parent, visible):
+    html = (f"<html><body><p>Visible text.</p><div style='{parent}'>"
+            "<p style='position:fixed;top:6000px;margin:0'>Canary far down</p></div></body></html>")
+    canary = next(n for n in browser.text_nodes(html) if n.text.startswith("Canary"))
+    assert canary.visible is visible, canary.reason

@@ -175,6 +175,10 @@ CASES = [
     ("shadow_root_host_rule", "", f'<div><template shadowrootmode="open"><style>:host{{opacity:0}}</style><p>{EVIL}</p></template></div>'),
     ("shadow_root_sheet_scoped_shown", "", f'<div><template shadowrootmode="open"><style>p{{display:none}}</style>'
      f'<span>Shadow text.</span></template></div><p>{SHOWN}</p>'),
+    ("fixed_far_in_transformed_inline_box", ".t{transform:translateZ(0)} .x{position:fixed;top:6000px}",
+     f'<p>Lead <span class="t">in <b class="x">{EVIL}</b></span></p>'),
+    ("fixed_far_in_filtered_inline_box_shown", ".t{filter:blur(0)} .x{position:fixed;top:6000px;margin:0}",
+     f'<p>Lead <span class="t">in <b class="x">{SHOWN}</b></span></p>'),
     ("absolute_far_in_contained_fixed_shown", ".t{transform:translateZ(0)} .f{position:fixed;top:0} .x{position:absolute;top:6000px}",
      f'<div class="t"><div class="f"><p class="x">{SHOWN}</p></div></div>'),
 ]

@@ -57,14 +57,17 @@
   const docH = ["hidden", "clip"].includes(viewportStyle.overflowY) ? H : Math.max(H, scroller.scrollHeight);
 
   // A transform (or its kin) on an ancestor makes that ancestor the containing block of fixed descendants:
-  // they are placed against it and scroll with it, as absolute boxes do, not fixed to the viewport.
+  // they are placed against it and scroll with it, as absolute boxes do, not fixed to the viewport. Transforms
+  // skip a non-replaced inline box; a filter does not.
   const containsFixed = (e) => {
     for (let a = up(e); a; a = up(a)) {
       const s = cs(a);
+      if (s.filter !== "none" || (s.backdropFilter && s.backdropFilter !== "none") || /filter/.test(s.willChange)) return true;
+      if (s.display === "inline") continue;
       if (s.transform !== "none" || s.translate !== "none" || s.rotate !== "none" || s.scale !== "none" ||
-          s.perspective !== "none" || s.filter !== "none" || (s.backdropFilter && s.backdropFilter !== "none") ||
-          /layout|paint|strict|content/.test(s.contain) || (s.containerType && s.containerType !== "normal") ||
-          /transform|perspective|filter|translate|rotate|scale/.test(s.willChange)) return true;
+          s.perspective !== "none" || /layout|paint|strict|content/.test(s.contain) ||
+          (s.containerType && s.containerType !== "normal") ||
+          /transform|perspective|translate|rotate|scale/.test(s.willChange)) return true;
     }
     return false;
   };

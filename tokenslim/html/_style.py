@@ -696,6 +696,7 @@ _MOVES = ("transform", "translate", "margin")
 
 
 _CONTAINING = frozenset(("transform", "filter", "perspective", "backdrop-filter", "contain", "will-change"))
+_CONTAINING_INLINE = frozenset(("filter", "backdrop-filter"))
 
 
 def _edges(value: Any, pos: str | None, font_px: float, contained: bool) -> tuple[int, int]:
@@ -1031,8 +1032,9 @@ class Styler:
             return "clip_zero", parent
         in_fixed = parent.in_fixed or (pos == "fixed" and not parent.contained)
         edge, pinned = _edges(value, pos, font_px, parent.contained) if pos in ("fixed", "absolute") else (0, 0)
-        own_contain = not _CONTAINING.isdisjoint(merged) and any(
-            (v := value(n)) and _ident(v) not in ("none", "normal", "auto") for n in _CONTAINING)
+        containing = _CONTAINING_INLINE if inline else _CONTAINING  # transforms skip a non-replaced inline box
+        own_contain = not containing.isdisjoint(merged) and any(
+            (v := value(n)) and _ident(v) not in ("none", "normal", "auto") for n in containing)
         contained = parent.contained or own_contain
         blockifies = _ident(value("display") or []) in _ITEM_CONTAINERS if "display" in merged else False
         clips = "clip-path" in merged and (cp := value("clip-path")) is not None and _ident(cp) != "none"
