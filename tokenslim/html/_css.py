@@ -537,11 +537,18 @@ def _selector_texts(prelude: list[Any], parent: str | None, host: bool = False) 
         spec = specificity(toks)
         if spec is None:
             continue
-        text = _NON_ASCII.sub(_escape_char, _serialize_selector(part, parent, host).strip())
+        text = tinycss2.serialize(part)
+        if _REWRITTEN.search(text):
+            text = _serialize_selector(part, parent, host)
+        text = _NON_ASCII.sub(_escape_char, text.strip())
         if parent is not None:
             text = text.replace("&", f":is({parent})") if "&" in text else f":is({parent}) {text}"
         out.append((text, spec))
     return out
+
+
+_REWRITTEN = re.compile(r":(?:lang|dir|scope|host)\b", re.I)
+"""Pseudo-classes :func:`_serialize_selector` rewrites (a selector without them is serialized as it is)."""
 
 
 def _serialize_selector(tokens: list[Any], parent: str | None, host: bool = False) -> str:

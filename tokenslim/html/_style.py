@@ -41,7 +41,7 @@ from typing import Any
 import tinycss2
 from tinycss2 import color4
 
-from tokenslim.html._css import HINT_KEY, Cascade, parse_inline, to_px
+from tokenslim.html._css import HINT_KEY, Cascade, _split_commas, parse_inline, to_px
 
 __all__ = ["State", "Styler", "ROOT_STATE", "MIN_FONT_PX", "MIN_CONTRAST", "MAX_HIDDEN_OPACITY", "OFFSCREEN_PX"]
 
@@ -296,7 +296,7 @@ def _rgba(tokens: list[Any], current: tuple[float, float, float, float]) -> tupl
         return _color_mix(t, current)
     if t.type == "function" and t.lower_name == "light-dark":
         # the page's colour scheme is light (a reader's default, and the oracle's): the first colour
-        parts = _split_commas_args(t.arguments)
+        parts = _split_commas(t.arguments)
         return _rgba(_strip(parts[0]), current) if len(parts) == 2 else None
     if t.type == "function" and (args := _strip(t.arguments)) and args[0].type == "ident" and args[0].lower_value == "from":
         return _relative_color(t.lower_name, args[1:], current)
@@ -364,16 +364,6 @@ def _srgb(c: Any) -> tuple[float, ...] | None:
     else:
         return None
     return tuple(_gamma(x) for x in _mul(_XYZ_TO_LINEAR_SRGB, xyz))
-
-
-def _split_commas_args(tokens: list[Any]) -> list[list[Any]]:
-    parts: list[list[Any]] = [[]]
-    for a in tokens:
-        if a.type == "literal" and a.value == ",":
-            parts.append([])
-        else:
-            parts[-1].append(a)
-    return parts
 
 
 _CHANNELS = {"rgb": ("r", "g", "b"), "rgba": ("r", "g", "b"), "hsl": ("h", "s", "l"), "hsla": ("h", "s", "l"),
