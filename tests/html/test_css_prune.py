@@ -46,3 +46,12 @@ def test_semicolon_in_a_comment_never_starts_a_cut_prelude() -> None:
     assert ".nowhere" not in out and out.count("/*") == out.count("*/")
     r = extract(PAGE.format(css=css))
     assert "IGNORE PREVIOUS" not in r.text and "Visible news paragraph" in r.text
+
+
+def test_keyframes_frames_survive_pruning_though_no_element_is_named_from() -> None:
+    # A frame's selector (from, to, 50%) is an offset, not a selector: it is never matched against the page.
+    filler = " ".join(f".unused-{k}{{margin:{k}px}}" for k in range(30))
+    css = "@keyframes vanish{from{opacity:1;background-position:0 0} 50%{opacity:.5} to{opacity:0}} " + filler
+    out = prune(css, frozenset(), lambda prelude: False)
+    assert "from{opacity:1;" in out and "50%{opacity:.5}" in out and "to{opacity:0}" in out
+    assert "background-position" not in out and "unused-3" not in out

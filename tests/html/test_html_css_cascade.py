@@ -179,6 +179,18 @@ CASES = [
      f'<p>Lead <span class="t">in <b class="x">{EVIL}</b></span></p>'),
     ("fixed_far_in_filtered_inline_box_shown", ".t{filter:blur(0)} .x{position:fixed;top:6000px;margin:0}",
      f'<p>Lead <span class="t">in <b class="x">{SHOWN}</b></span></p>'),
+    # the state an animation leaves: a finite one filling forwards holds its last keyframe; one whose every
+    # keyframe says the same holds that; one that ends where it started, or does not fill, leaves nothing
+    ("animation_fills_forwards", "@keyframes h{to{opacity:0}} .x{animation:h 0s forwards}", f'<p class="x">{EVIL}</p>'),
+    ("animation_longhands", "@keyframes h{to{opacity:0}} .x{animation-name:h;animation-duration:0s;animation-fill-mode:both}",
+     f'<p class="x">{EVIL}</p>'),
+    ("animation_held_state", "@keyframes h{from,to{visibility:hidden}} .x{animation:h 2s infinite}", f'<p class="x">{EVIL}</p>'),
+    ("animation_fade_in_shown", "@keyframes f{from{opacity:0} to{opacity:1}} .x{animation:f 0s forwards}", f'<p class="x">{SHOWN}</p>'),
+    ("animation_without_fill_shown", "@keyframes h{to{opacity:0}} .x{animation:h 0s}", f'<p class="x">{SHOWN}</p>'),
+    ("animation_reversed_shown", "@keyframes h{from{opacity:1} to{opacity:0}} .x{animation:h 0s reverse forwards}",
+     f'<p class="x">{SHOWN}</p>'),
+    ("animation_below_important_shown", "@keyframes h{to{opacity:0}} .x{animation:h 0s forwards;opacity:1!important}",
+     f'<p class="x">{SHOWN}</p>'),
     ("absolute_far_in_contained_fixed_shown", ".t{transform:translateZ(0)} .f{position:fixed;top:0} .x{position:absolute;top:6000px}",
      f'<div class="t"><div class="f"><p class="x">{SHOWN}</p></div></div>'),
 ]

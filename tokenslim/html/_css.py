@@ -54,7 +54,8 @@ RELEVANT = frozenset(
     max-inline-size max-block-size overflow overflow-x overflow-y clip clip-path transform scale translate rotate zoom
     position left top right bottom inset margin margin-left margin-top text-indent letter-spacing font font-size color
     -webkit-text-fill-color -webkit-text-stroke -webkit-text-stroke-width -webkit-text-stroke-color background
-    background-color background-image z-index float""".split()
+    background-color background-image z-index float animation animation-name animation-fill-mode
+    animation-iteration-count animation-direction""".split()
 )
 # A rule (or style attribute) is kept when it names one of these; z-index and float only qualify what
 # another declaration does (a covering overlay, an inline box made a block), so they alone keep nothing:
@@ -62,13 +63,13 @@ RELEVANT = frozenset(
 _RELEVANT_TEXT = re.compile(
     r"(?:^|[;{\s/])(?:display|visibility|content-visibility|opacity|filter|"
     r"(?:max-)?(?:width|height|(?:inline|block)-size)|overflow(?:-[xy])?|clip(?:-path)?|transform|scale|translate|rotate|"
-    r"zoom|position|left|top|right|bottom|inset|margin(?:-left|-top)?|text-indent|letter-spacing|font(?:-size)?|color|-webkit-text-(?:fill-color|stroke(?:-width|-color)?)|background(?:-color|-image)?|--[^:;{}\s]*)\s*:|\\",
+    r"zoom|position|left|top|right|bottom|inset|margin(?:-left|-top)?|text-indent|letter-spacing|animation(?:-name)?|font(?:-size)?|color|-webkit-text-(?:fill-color|stroke(?:-width|-color)?)|background(?:-color|-image)?|--[^:;{}\s]*)\s*:|\\",
     re.I,
 )
 # Block at-rules whose inner rules can style the page; every other at-rule block (@font-face with
 # inline fonts, @keyframes, @page...) is cut whole when a large sheet is pruned.
 _STYLING_AT_RULES = ("@media", "@supports", "@layer", "@container", "@scope", "@document", "@-moz-document",
-                     "@property")
+                     "@property", "@keyframes", "@-webkit-keyframes")
 _PRUNE_ABOVE_CHARS = 256
 _SCAN = re.compile(r"/\*.*?(?:\*/|\Z)|\"(?:[^\"\\\n]|\\.)*[\"\n]?|'(?:[^'\\\n]|\\.)*['\n]?|\\.|[{};]", re.S)
 _SKIP = r"/\*.*?(?:\*/|\Z)|\"(?:[^\"\\\n]|\\.)*[\"\n]?|'(?:[^'\\\n]|\\.)*['\n]?|\\."
@@ -109,12 +110,14 @@ class Cascade:
         rules: Rules matched (after pruning), for reports and tests.
         initial: Custom properties registered by ``@property`` with an ``initial-value``: name -> value
             tokens, the value of ``var(--name)`` wherever no rule sets it.
+        keyframes: ``@keyframes`` by name: keyframe offset (0 to 1) -> relevant declarations.
     """
 
     by_elem: dict[int, dict[str, tuple[tuple[Any, ...], list[Any]]]] = field(default_factory=dict[Any, Any])
     over_budget: bool = False
     rules: int = 0
     initial: dict[str, list[Any]] = field(default_factory=dict[str, list[Any]])
+    keyframes: dict[str, dict[float, list[tuple[str, list[Any], bool]]]] = field(default_factory=dict[Any, Any])
 
 
 @dataclass
@@ -237,10 +240,11 @@ def prune(css: str, present: frozenset[str], matches: Callable[[str], bool | Non
                             cut.pop()
                 elif not nested:
                     block = css[body : m.start()]
+                    frame = bool(stack) and _KEYFRAMES.match(css, stack[-1][0], stack[-1][1])  # from {...}, 50% {...}
                     drop = (
                         not _RELEVANT_TEXT.search(block)
-                        or not _selector_may_match(prelude, present)
-                        or (matches is not None and matches(prelude) is False)
+                        or (not frame and not _selector_may_match(prelude, present))
+                        or (not frame and matches is not None and matches(prelude) is False)
                     )
                 if drop:
                     cut.append((pre, m.end()))
@@ -250,6 +254,9 @@ def prune(css: str, present: frozenset[str], matches: Callable[[str], bool | Non
                     cut.extend(_irrelevant_declarations(css, body, m.start()))
             start = m.end()
     return drop_spans(css, cut)
+
+
+_KEYFRAMES = re.compile(r"\s*@(?:-webkit-)?keyframes\b", re.I)
 
 
 def _after_last_semicolon(css: str, start: int, end: int) -> int:
@@ -608,6 +615,7 @@ class _Collector:
         self.layers = _LayerOrder()
         self.order = 0
         self.initial: dict[str, list[Any]] = {}
+        self.keyframes: dict[str, dict[float, list[tuple[str, list[Any], bool]]]] = {}
 
     def add_sheet(self, css: str) -> None:
         self.add_rules(tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True), "", None, 0)
@@ -643,6 +651,9 @@ class _Collector:
         kw = node.lower_at_keyword
         if kw == "property":
             self.add_property(node)
+            return
+        if kw in ("keyframes", "-webkit-keyframes"):
+            self.add_keyframes(node)
             return
         if kw == "layer":
             names = _layer_names(node.prelude)
@@ -687,6 +698,29 @@ class _Collector:
             return
         self.order += 1
         self.rules.append(_Rule(f":is({selector})", spec, decls, self.layers.index(layer) if layer else -1, self.order))
+
+    def add_keyframes(self, node: Any) -> None:
+        """``@keyframes name { from {...} 50% {...} to {...} }``: the relevant declarations per offset (the
+        last rule with a name wins, as in CSS)."""
+        name = _strip(node.prelude)
+        if len(name) != 1 or name[0].type not in ("ident", "string") or node.content is None:
+            return
+        frames: dict[float, list[tuple[str, list[Any], bool]]] = {}
+        for rule in tinycss2.parse_blocks_contents(node.content, skip_comments=True, skip_whitespace=True):
+            if rule.type != "qualified-rule" or rule.content is None:
+                continue
+            decls = relevant_declarations(tinycss2.parse_blocks_contents(rule.content, skip_comments=True,
+                                                                         skip_whitespace=True))
+            for part in _split_commas(rule.prelude):
+                sel = _strip(part)
+                if len(sel) != 1:
+                    continue
+                t = sel[0]
+                at = ({"from": 0.0, "to": 1.0}.get(t.lower_value) if t.type == "ident"
+                      else float(t.value) / 100 if t.type == "percentage" else None)
+                if at is not None:
+                    frames[at] = frames.get(at, []) + decls
+        self.keyframes[name[0].value] = frames
 
     def add_property(self, node: Any) -> None:
         """``@property --name { initial-value: ... }``: the value ``var(--name)`` takes where unset (the
@@ -800,7 +834,7 @@ def build_cascade(tree: Any, sheets: list[str], *, page: str, tags: int | None =
     for css in sheets:
         col.add_sheet(prune(css, present, matches))
     used = _used_custom(col.rules, page)
-    out = Cascade(initial=col.initial)
+    out = Cascade(initial=col.initial, keyframes=col.keyframes)
     visits = [0]
     n_matches = 0
     sibling_cost = -1

@@ -547,6 +547,62 @@ def _transform_hides(tokens: list[Any], font_px: float) -> bool:
     return False
 
 
+ANIMATION_KEY = (0, 1 << 31, (0, 0, 0), 1 << 62)
+"""Cascade key of declarations an animation holds: above every normal declaration, below ``!important``."""
+
+_ANIMATION_WORDS = frozenset("""none forwards backwards both normal reverse alternate alternate-reverse infinite running
+    paused ease linear ease-in ease-out ease-in-out step-start step-end initial inherit unset""".split())
+
+
+def _animate(merged: dict[str, tuple[tuple[Any, ...], list[Any]]],
+             keyframes: dict[str, dict[float, list[tuple[str, list[Any], bool]]]]) -> None:
+    """Add to ``merged`` the declarations the element's animations leave it with once the page settles: the
+    last keyframe of a finite animation that fills ``forwards`` (or ``both``; the first keyframe when the
+    direction ends there), and the keyframes of any animation whose every keyframe, 0% and 100% included,
+    declares the same. Animations that end where they started, or that cycle, leave nothing."""
+    layers: list[list[Any]] = []
+    if "animation" in merged:
+        layers = [_strip(p) for p in _split_commas(merged["animation"][1])]
+    names = [_strip(p) for p in _split_commas(merged["animation-name"][1])] if "animation-name" in merged else []
+    fills = [_ident(_strip(p)) for p in _split_commas(merged["animation-fill-mode"][1])] \
+        if "animation-fill-mode" in merged else []
+    counts = [_strip(p) for p in _split_commas(merged["animation-iteration-count"][1])] \
+        if "animation-iteration-count" in merged else []
+    dirs = [_ident(_strip(p)) for p in _split_commas(merged["animation-direction"][1])] \
+        if "animation-direction" in merged else []
+    for i in range(max(len(layers), len(names))):
+        toks = layers[i] if i < len(layers) else []
+        name = next((t.value for t in (names[i] if i < len(names) else toks)
+                     if t.type == "string" or (t.type == "ident" and t.lower_value not in _ANIMATION_WORDS)), None)
+        frames = keyframes.get(name) if name is not None else None
+        if not frames:
+            continue
+        words = {t.lower_value for t in toks if t.type == "ident"}
+        fill = fills[i % len(fills)] if fills else next((w for w in ("forwards", "backwards", "both") if w in words), None)
+        count_toks = counts[i % len(counts)] if counts else [t for t in toks if t.type == "number" or (
+            t.type == "ident" and t.lower_value == "infinite")]
+        count = (float("inf") if _ident(count_toks) == "infinite" else float(count_toks[0].value)
+                 if count_toks and count_toks[0].type == "number" else 1.0)
+        direction = dirs[i % len(dirs)] if dirs else next(
+            (w for w in ("alternate-reverse", "alternate", "reverse") if w in words), "normal")
+        held: list[tuple[str, list[Any], bool]] | None = None
+        if 0.0 in frames and 1.0 in frames and all(_same(f, frames[0.0]) for f in frames.values()):
+            held = frames[0.0]
+        elif fill in ("forwards", "both") and count != float("inf"):
+            odd = int(count) % 2 == 1 if count == int(count) else True
+            ends_at_start = direction == "reverse" or (direction == "alternate" and not odd) or (
+                direction == "alternate-reverse" and odd)
+            held = frames.get(0.0 if ends_at_start else 1.0)
+        for prop, value, important in held or []:
+            old = merged.get(prop)
+            if not important and (old is None or ANIMATION_KEY >= old[0]):
+                merged[prop] = (ANIMATION_KEY, value)
+
+
+def _same(a: list[tuple[str, list[Any], bool]], b: list[tuple[str, list[Any], bool]]) -> bool:
+    return [(n, tinycss2.serialize(v)) for n, v, _ in a] == [(n, tinycss2.serialize(v)) for n, v, _ in b]
+
+
 def _y_scale(transform: list[Any] | None, scale: list[Any] | None) -> float:
     """The vertical scale factor of a ``transform`` (``scale()``, ``scaleY()``, ``scale3d()``, a ``matrix()``'s
     second column) times that of the ``scale`` property; 1 for what does not scale (rotations, translations,
@@ -736,6 +792,7 @@ class Styler:
 
     def __init__(self, cascade: Cascade | None) -> None:
         self.by_elem = cascade.by_elem if cascade is not None else {}
+        self.keyframes = cascade.keyframes if cascade is not None else {}
         self.inline: dict[str, dict[Any, Any]] = {}
         self.hints: dict[tuple[Any, ...], dict[Any, Any]] = {}
         self.memo: dict[tuple[Any, ...], tuple[str | None, State]] = {}
@@ -777,6 +834,8 @@ class Styler:
                         old = merged.get(name)
                         if old is None or kv[0] >= old[0]:
                             merged[name] = kv
+            if self.keyframes and ("animation" in merged or "animation-name" in merged):
+                _animate(merged, self.keyframes)
             got = self.memo[key] = self._compute(merged, parent, inline_tag)
             self.keep.append(parent)  # keeps id(parent) unique while the memo lives
         return got

@@ -295,6 +295,12 @@ T = [
      "paragraph next to the host, which the shadow sheet does not reach)",
      "", "", '<div class="card"><template shadowrootmode="open"><style>.note{display:none}</style><p class="note">{i}</p>'
      "</template></div>", '<p class="note">{p}</p>', {}),
+    ("keyframes", "an animation that fills forwards on opacity:0, in a large style sheet (control: a fade-in that "
+     "ends at opacity:1)",
+     "@keyframes vanish{from{opacity:1} to{opacity:0}} @keyframes appear{from{opacity:0} to{opacity:1}} "
+     + " ".join(f".col-{k}{{float:left;margin:0 {k}px}}" for k in range(24))
+     + " .gone{animation:vanish 0s forwards} .shown{animation:appear 0s forwards}", "",
+     '<p class="gone">{i}</p>', '<p class="shown">{p}</p>', {}),
 ]
 
 LAYOUTS = [
