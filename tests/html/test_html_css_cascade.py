@@ -157,6 +157,8 @@ CASES = [
     ("scaled_small_but_legible_shown", ".x{transform:scale(0.5)}", f'<p class="x">{SHOWN}</p>'),
     ("squashed_horizontally_shown", ".x{transform:scaleX(0.3)}", f'<p class="x">{SHOWN}</p>'),
     ("scale_on_inline_box_shown", ".x{transform:scale(0.05)}", f'<p><span class="x">{SHOWN}</span></p>'),
+    ("pushed_far_into_the_screen", ".x{transform:perspective(10px) translateZ(-2000px)}", f'<p class="x">{EVIL}</p>'),
+    ("pushed_a_little_into_the_screen_shown", ".x{transform:perspective(500px) translateZ(-200px)}", f'<p class="x">{SHOWN}</p>'),
     # pseudo-classes lexbor's parser refuses, read as ones it takes
     ("lang_pseudo_class", ":lang(fr){display:none}", f'<div lang="fr-CA"><p>{EVIL}</p></div>'),
     ("lang_pseudo_class_other_shown", ":lang(fr){display:none}", f'<div lang="de"><p>{SHOWN}</p></div>'),

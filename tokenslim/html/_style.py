@@ -605,14 +605,26 @@ def _same(a: list[tuple[str, list[Any], bool]], b: list[tuple[str, list[Any], bo
 
 def _y_scale(transform: list[Any] | None, scale: list[Any] | None) -> float:
     """The vertical scale factor of a ``transform`` (``scale()``, ``scaleY()``, ``scale3d()``, a ``matrix()``'s
-    second column) times that of the ``scale`` property; 1 for what does not scale (rotations, translations,
-    unknown functions)."""
+    second column, ``perspective(d)`` then ``translateZ(z)``: d / (d - z)) times that of the ``scale`` property;
+    1 for what does not scale (rotations, other translations, unknown functions)."""
     out = 1.0
+    depth: float | None = None  # the distance of a perspective() before a translateZ(): a far box is drawn small
     for t in transform or []:
         if t.type != "function":
             continue
         name = t.lower_name
-        nums = [_number(a) for a in _strip(t.arguments) if not (a.type == "literal" and a.value == ",")]
+        args = [a for a in _strip(t.arguments) if not (a.type == "literal" and a.value == ",")]
+        if name == "perspective" and args:
+            depth = _length(args[0], 16.0)
+            continue
+        if name in ("translatez", "translate3d") and depth and depth > 0 and args:
+            z = _length(args[0] if name == "translatez" else args[2] if len(args) == 3 else args[0], 16.0)
+            if z is not None and name == "translate3d" and len(args) != 3:
+                z = None
+            if z is not None:
+                out *= depth / (depth - z) if z < depth else 0.0  # at or behind the viewer: not drawn
+            continue
+        nums = [_number(a) for a in args]
         y: float | None = None
         if name == "scale" and nums:
             y = nums[1] if len(nums) > 1 else nums[0]
