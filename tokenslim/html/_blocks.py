@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from tokenslim.html._css import build_cascade, collect_sheets
 from tokenslim.html._hidden import hidden_rule
 from tokenslim.html._style import ROOT_STATE, State, Styler
 
@@ -190,8 +191,6 @@ def _shadow_children(host: Any, keep: list[Any]) -> _Shadow | None:
     the light-DOM children left out; and the cascade of the shadow root's ``<style>`` sheets, which
     style the shadow tree (and the host, by ``:host``) only. ``None`` for other hosts."""
     from selectolax.lexbor import LexborHTMLParser
-
-    from tokenslim.html._css import build_cascade, collect_sheets
 
     child = host.child
     while child is not None and child.tag in ("-text", "-comment") and not (child.text_content or "").strip():

@@ -560,16 +560,14 @@ def _animate(merged: dict[str, tuple[tuple[Any, ...], list[Any]]],
     last keyframe of a finite animation that fills ``forwards`` (or ``both``; the first keyframe when the
     direction ends there), and the keyframes of any animation whose every keyframe, 0% and 100% included,
     declares the same. Animations that end where they started, or that cycle, leave nothing."""
-    layers: list[list[Any]] = []
-    if "animation" in merged:
-        layers = [_strip(p) for p in _split_commas(merged["animation"][1])]
-    names = [_strip(p) for p in _split_commas(merged["animation-name"][1])] if "animation-name" in merged else []
-    fills = [_ident(_strip(p)) for p in _split_commas(merged["animation-fill-mode"][1])] \
-        if "animation-fill-mode" in merged else []
-    counts = [_strip(p) for p in _split_commas(merged["animation-iteration-count"][1])] \
-        if "animation-iteration-count" in merged else []
-    dirs = [_ident(_strip(p)) for p in _split_commas(merged["animation-direction"][1])] \
-        if "animation-direction" in merged else []
+    def per_animation(prop: str) -> list[list[Any]]:
+        """The comma-separated values of an animation property, one per animation (``[]`` if unset)."""
+        return [_strip(p) for p in _split_commas(merged[prop][1])] if prop in merged else []
+
+    layers, names, counts = per_animation("animation"), per_animation("animation-name"), per_animation(
+        "animation-iteration-count")
+    fills = [_ident(p) for p in per_animation("animation-fill-mode")]
+    dirs = [_ident(p) for p in per_animation("animation-direction")]
     for i in range(max(len(layers), len(names))):
         toks = layers[i] if i < len(layers) else []
         name = next((t.value for t in (names[i] if i < len(names) else toks)
