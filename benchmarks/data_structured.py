@@ -115,19 +115,28 @@ def tables(src: Source, rng: random.Random, limit: int, skip: int = 0) -> Iterat
         if ctx in seen_tables:
             continue
         seen_tables.add(ctx)
-        keys = [r[0] for r in rows[1:]]
-        uniq = [i for i, k in enumerate(keys, 1) if keys.count(k) == 1 and len(k) > 1]
-        if not uniq:
+        lookup = lookup_question(rows, rng)
+        if lookup is None:
             continue
-        i = rng.choice(uniq)
-        cols = [j for j in range(1, len(rows[0])) if rows[i][j].strip() and rows[0][j].strip() and _norm(rows[i][j]) != _norm(rows[i][0])]
-        if not cols:
-            continue
-        j = rng.choice(cols)
-        q = f"What is the {rows[0][j]} of {rows[i][0]}?"
+        q, gold = lookup
         for fmt, text in (("csv", src.read(ctx)), ("markdown", _markdown(rows)), ("json_records", _records(rows))):
             kind = "json" if fmt == "json_records" else "table"
-            yield {"id": f"lookup:{ctx}/{fmt}", "type": kind, "format": fmt, "qkind": "lookup", "query": q, "text": text, "gold": [rows[i][j]], "source": ctx}
+            yield {"id": f"lookup:{ctx}/{fmt}", "type": kind, "format": fmt, "qkind": "lookup", "query": q, "text": text, "gold": [gold], "source": ctx}
+
+
+def lookup_question(rows: list[list[str]], rng: random.Random) -> tuple[str, str] | None:
+    """A lookup on a table (header + rows): "What is the <column> of <row's first cell>?" for a random
+    row whose first cell is unique, and that cell's value; ``None`` when no row or column qualifies."""
+    keys = [r[0] for r in rows[1:]]
+    uniq = [i for i, k in enumerate(keys, 1) if keys.count(k) == 1 and len(k) > 1]
+    if not uniq:
+        return None
+    i = rng.choice(uniq)
+    cols = [j for j in range(1, len(rows[0])) if rows[i][j].strip() and rows[0][j].strip() and _norm(rows[i][j]) != _norm(rows[i][0])]
+    if not cols:
+        return None
+    j = rng.choice(cols)
+    return f"What is the {rows[0][j]} of {rows[i][0]}?", rows[i][j]
 
 
 def api_json(src: Source, rng: random.Random) -> Iterator[dict]:

@@ -378,11 +378,15 @@ TREES = {"max_iter": 150, "learning_rate": 0.1, "max_depth": 6, "min_samples_lea
 0.9 per dataset (a larger minimum leaf generalised better than deeper, finer trees)."""
 
 
-def fit_trees(x: np.ndarray, y: np.ndarray, w: np.ndarray, seed: int, names: tuple[str, ...] = FEATURES) -> dict[str, Any]:
-    """Gradient-boosted trees (scikit-learn), exported as flat arrays that numpy walks (:class:`Trees`)."""
+def fit_trees(
+    x: np.ndarray, y: np.ndarray, w: np.ndarray, seed: int, names: tuple[str, ...] = FEATURES, settings: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """Gradient-boosted trees (scikit-learn; ``settings``, default :data:`TREES`), exported as flat arrays that
+    numpy walks (:class:`Trees`)."""
     from sklearn.ensemble import HistGradientBoostingClassifier
 
-    clf = HistGradientBoostingClassifier(random_state=seed, early_stopping=False, **TREES)
+    settings = settings or TREES
+    clf = HistGradientBoostingClassifier(random_state=seed, early_stopping=False, **settings)
     clf.fit(x, y, sample_weight=w)
     # scikit-learn's own (private) tree arrays: one tree per iteration for a binary target. A test checks the export
     # against predict_proba, so a scikit-learn release that changes them fails there, not in a shipped model.
@@ -406,7 +410,7 @@ def fit_trees(x: np.ndarray, y: np.ndarray, w: np.ndarray, seed: int, names: tup
         "baseline": float(np.ravel(clf._baseline_prediction)[0]),
         "depth": int(max(t["depth"].max() for t in trees)),
         "trees": out,
-        "settings": TREES,
+        "settings": settings,
     }
 
 

@@ -52,3 +52,4 @@ def test_the_wheel_ships_the_relevance_model(tmp_path):
     names = zipfile.ZipFile(wheel).namelist()
     assert "tokenslim/_internal/relevance_model.json" in names and "tokenslim/_internal/lang/en.json" in names
     assert "tokenslim/_internal/lang/en_vectors.npz" in names  # the word vectors the features read
+    assert "tokenslim/_internal/structured/table_model.json" in names  # ReduceStructured's learned table decisions

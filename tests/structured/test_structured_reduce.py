@@ -118,8 +118,10 @@ def test_wide_table_drops_unneeded_columns() -> None:
     rows = [",".join(head)] + [",".join([f"Town{i}"] + [str(i * j) for j in range(20)] + [str(5000 + i)]) for i in range(30)]
     r = reduce_text("\n".join(rows), "What is the population of Town7?")
     out = list(csv.reader(io.StringIO(r.text)))
-    assert out[0] == ["name", "population"]
-    assert ["Town7", "5007"] in out
+    # the named column and the row's name, and at most the learned scorer's guesses at the answer's column
+    assert out[0][0] == "name" and "population" in out[0] and len(out[0]) <= 4
+    row = next(x for x in out if x and x[0] == "Town7")
+    assert row[out[0].index("population")] == "5007"
     assert any(d[0] == "irrelevant_columns" for d in r.dropped)
 
 

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
     from tokenslim._internal.embeddings import EmbeddingSource
 
-__all__ = ["ChunkRelevance", "Relevance", "RelevanceScorer", "scorer_scores", "resolve_scorer", "is_relevance", "any_relevance_scores", "terms", "bm25_scores", "bridge_scores", "chunk_relevance", "names_title", "embedding_scores", "load_embedding_model", "relevance_scores", "normalize"]
+__all__ = ["ChunkRelevance", "Relevance", "RelevanceScorer", "scorer_scores", "resolve_scorer", "is_relevance", "any_relevance_scores", "terms", "fold", "bm25_scores", "bridge_scores", "chunk_relevance", "names_title", "embedding_scores", "load_embedding_model", "relevance_scores", "normalize"]
 
 Relevance = Literal["bm25", "embedding", "hybrid"]
 
@@ -136,7 +136,7 @@ _FOLD = str.maketrans({"ø": "o", "æ": "ae", "œ": "oe", "ß": "ss", "ð": "d",
 _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
 
 
-def _fold(text: str) -> str:
+def fold(text: str) -> str:
     """Lower-case and strip accents, so 'Öresund', 'Øresund' and 'Oresund' are one term."""
     text = text.lower()
     if text.isascii():
@@ -150,7 +150,7 @@ def _fold(text: str) -> str:
 def terms(text: str) -> list[str]:
     """Accent-folded, lower-cased, stop-word-free, lightly stemmed word tokens of ``text`` (numbers kept)."""
     # only a word ending in "s" can change (most do not: no call for them; a hot path on long chunks)
-    return [_stem(w) if w[-1] == "s" else w for w in _WORD.findall(_fold(text)) if w not in _STOPWORDS]
+    return [_stem(w) if w[-1] == "s" else w for w in _WORD.findall(fold(text)) if w not in _STOPWORDS]
 
 
 def normalize(scores: Sequence[float]) -> list[float]:
@@ -383,7 +383,7 @@ def names_title(sentence: str, title: str) -> bool:
 
 def _phrase(text: str) -> str:
     """``text`` as space-separated folded words with a space at each end, for whole-phrase ``in`` tests."""
-    return " " + " ".join(_WORD.findall(_fold(text))) + " "
+    return " " + " ".join(_WORD.findall(fold(text))) + " "
 
 
 def bridge_scores(

@@ -27,7 +27,7 @@ import re
 from typing import Any, Mapping, Sequence
 
 from tokenslim._internal.lang import words
-from tokenslim._internal.relevance import _fold
+from tokenslim._internal.relevance import fold
 
 __all__ = ["TITLE_KEYS", "chunk_title", "text_title", "title_end", "lead_subject", "lead_aliases", "lowercase_words"]
 
@@ -216,7 +216,7 @@ def _lead(text: str, max_words: int, common: set[str] | frozenset[str]) -> str:
         if words and gap.strip() in ('"', "“") and not nickname:
             nickname = len(words)
         w = m.group(0).rstrip(".")
-        if words and "/" in gap and _fold(w) == _fold(words[-1]):
+        if words and "/" in gap and fold(w) == fold(words[-1]):
             pos = m.end()
             continue  # "Øresund/Öresund/Oresund Bridge": spellings of one word, the first kept ("AC/DC" stays two)
         if not w or not (w[0].isupper() or (words and (w[0].isdigit() or w.lower() in _JOINERS))):

@@ -40,8 +40,11 @@ class ReduceStructured(BaseStage):
     a digit, underscore or inner capital) is always kept; otherwise the best BM25 units
     scoring at least ``min_score`` times the best are kept, at most ``top_k`` (and any unit
     scoring exactly as the last one kept: a tie is not broken by position). A table question
-    naming no row keeps every row and drops the columns it does not need.
-    Every kept byte is original apart from the markers, which all contain ``…``.
+    naming no row keeps every row and drops the columns it does not need. Whether a table (or
+    JSON array of records) question is over every row, and which column answers it, are learned
+    from WikiTableQuestions training questions (:mod:`tokenslim._internal.structured.learned`,
+    ``scripts/train_table_model.py``). Every kept byte is original apart from the markers, which
+    all contain ``…``.
 
     A chunk that is structured from end to end gets ``metadata["tokenslim_structured"]`` (its
     kind, e.g. ``"json"``), and :class:`CompressDocuments` leaves it alone; the prose of

@@ -18,11 +18,11 @@ log line are kept by the same readable rule (:func:`select`):
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Sequence
 
 from tokenslim._internal.lang import phrases_pattern, words
-from tokenslim._internal.relevance import bm25_scores, terms
+from tokenslim._internal.relevance import bm25_scores, fold, terms
 
 __all__ = ["Query", "Selection", "select", "ELLIPSIS", "AGGREGATE_WORDS", "ORDER_WORDS"]
 
@@ -63,6 +63,8 @@ class Query:
     terms: tuple[str, ...]
     identifiers: tuple[str, ...]
     patterns: tuple["re.Pattern[str]", ...]
+    cues: tuple[str, ...]  # what a text holding a term must contain (see holds_term)
+    seen: dict[str, bool] = field(default_factory=dict, compare=False, repr=False)  # holds_term's answers so far
 
     @classmethod
     def of(cls, text: str) -> "Query":
@@ -72,7 +74,24 @@ class Query:
             if _is_identifier(tok) and tok not in ids:
                 ids.append(tok)
         pats = tuple(re.compile(r"(?<![\w])" + re.escape(i) + r"(?![\w])", re.IGNORECASE) for i in ids)
-        return cls(text or "", tuple(terms(text or "")), tuple(ids), pats)
+        found = tuple(terms(text or ""))
+        # terms() lower-cases, folds accents and strips a plural "s" (or turns "ies" into "y"): a word that
+        # becomes term t holds t, or t without its "y", in its folded text
+        cues = tuple(sorted({t[:-1] if t.endswith("y") and len(t) > 1 else t for t in found}))
+        return cls(text or "", found, tuple(ids), pats, cues)
+
+    def holds_term(self, text: str) -> bool:
+        """Whether ``text`` holds a term of the query (by :func:`~tokenslim._internal.relevance.terms`).
+        ``terms()`` runs only on a text whose folded form contains a cue, so a table's thousands of
+        cells are mostly skipped by a substring test."""
+        if not self.cues:
+            return False
+        known = self.seen.get(text)
+        if known is None:
+            low = fold(text)
+            known = any(c in low for c in self.cues) and not set(self.terms).isdisjoint(terms(text))
+            self.seen[text] = known
+        return known
 
     def aggregates(self, units: Sequence[str]) -> bool:
         """Whether the question compares or counts ``units`` (rows): it has a word of

@@ -27,6 +27,7 @@ from typing import Any, Union
 
 from tokenslim._internal.relevance import terms
 from tokenslim._internal.structured._select import ELLIPSIS, Query, Selection, select
+from tokenslim._internal.structured.learned import every_row, rule_decision
 
 __all__ = ["reduce_json", "reduce_json_lines", "looks_like_json", "MAX_DEPTH", "JSONOutcome"]
 
@@ -137,6 +138,11 @@ def _shape(node: _Node) -> Any:
     return ("s",)
 
 
+def _text(raw: str) -> str:
+    """A JSON string token's value (the token itself between its quotes when it has no escape)."""
+    return raw[1:-1] if "\\" not in raw else str(json.loads(raw))
+
+
 class _Reducer:
     def __init__(self, text: str, query: Query, *, top_k: int, min_score: float, min_items: int, max_keys: int) -> None:
         self.text = text
@@ -162,21 +168,29 @@ class _Reducer:
         else:
             self.out_object(node, depth, parts)
 
-    def project(self, node: _Arr) -> list[int] | None:
+    def project(self, records: "tuple[list[str], list[list[str]]] | None") -> list[int] | None:
         """For a question over many items of one object shape, like the rows of a table (one that
         compares or counts them, or names none of them): the key positions to keep in every item,
         or ``None`` when the items differ in shape."""
         from tokenslim._internal.structured.table import _keep_columns
 
+        if records is None or len(records[0]) <= 2:
+            return None
+        keys, rows = records
+        cols = _keep_columns(self.query, keys, rows, 2)
+        return list(range(len(keys))) if cols is None else cols  # every key needed: every item whole
+
+    def records(self, node: _Arr) -> tuple[list[str], list[list[str]]] | None:
+        """The keys and each item's values as text, for an array of objects that all have the same
+        keys in the same order (rows of one table); ``None`` for any other array."""
         items = node.items
-        if not all(isinstance(it, _Obj) for it in items):
+        if not items or not all(isinstance(it, _Obj) for it in items):
             return None
         keys = [k for k, _ in items[0].pairs]  # type: ignore[union-attr]
-        if len(keys) <= 2 or any([k for k, _ in it.pairs] != keys for it in items):  # type: ignore[union-attr]
+        if any([k for k, _ in it.pairs] != keys for it in items):  # type: ignore[union-attr]
             return None
-        rows = [[json.loads(v.raw) if isinstance(v, _Scalar) and v.raw.startswith('"') else self.raw(v) for _, v in it.pairs] for it in items]  # type: ignore[union-attr]
-        cols = _keep_columns(self.query, [json.loads(k) for k in keys], [[str(c) for c in r] for r in rows], 2)
-        return list(range(len(keys))) if cols is None else cols  # every key needed: every item whole
+        rows = [[_text(v.raw) if isinstance(v, _Scalar) and v.raw.startswith('"') else self.raw(v) for _, v in it.pairs] for it in items]  # type: ignore[union-attr]
+        return [_text(k) for k in keys], rows
 
     def out_array(self, node: _Arr, depth: int, parts: list[str]) -> None:
         items = node.items
@@ -185,12 +199,13 @@ class _Reducer:
         cols = None
         if len(items) >= self.min_items:
             raws = [self.raw(it) for it in items]
-            if self.query.aggregates(raws):  # a question over many items: every item, fewer keys
-                cols = self.project(node)
-            if cols is None:
-                sel = select(self.query, raws, top_k=self.top_k, min_score=self.min_score)
-                if not sel.keep:  # a question naming no item is about every item
-                    cols = self.project(node)
+            sel = select(self.query, raws, top_k=self.top_k, min_score=self.min_score)
+            ruled = rule_decision(self.query, raws, sel)
+            # the items as rows, for the row model and for dropping keys (not for an item named by its id)
+            records = self.records(node) if ruled is not False else None
+            every = ruled if ruled is not None else every_row(self.query, raws, sel, records[1] if records else None)
+            if every:  # a question over many items (or naming none): every item, fewer keys
+                cols = self.project(records)
         if cols is not None:
             head = items[0]
             assert isinstance(head, _Obj)

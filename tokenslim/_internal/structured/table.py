@@ -31,12 +31,14 @@ from dataclasses import dataclass
 
 from tokenslim._internal.relevance import terms
 from tokenslim._internal.structured._select import ELLIPSIS, Query, select
+from tokenslim._internal.structured.learned import answer_columns, every_row
 
 __all__ = ["reduce_markdown_table", "reduce_delimited", "reduce_html_table", "TableOutcome", "MD_SEPARATOR"]
 
 MD_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
 _HTML_ROW = re.compile(r"<tr\b.*?</tr\s*>", re.I | re.S)
 _HTML_TAG = re.compile(r"<[^>]+>")
+_HTML_CELL = re.compile(r"<t[dh]\b[^>]*>(.*?)(?=<t[dh]\b|</tr\s*>)", re.I | re.S)
 
 
 @dataclass
@@ -49,12 +51,12 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'s' if n != 1 else ''}"
 
 
-def _pick_rows(query: Query, rows: list[str], top_k: int, min_score: float) -> list[int]:
+def _pick_rows(query: Query, rows: list[str], top_k: int, min_score: float, cells: list[list[str]]) -> list[int]:
     """The rows a question names; ``[]`` for one about every row (it compares or counts them,
-    or names none of them)."""
-    if query.aggregates(rows):
-        return []
-    return select(query, rows, top_k=top_k, min_score=min_score).keep
+    names none of them, or the row model finds the picked rows likely to miss the answer:
+    :func:`~tokenslim._internal.structured.learned.every_row`). ``cells``: each row's cells."""
+    sel = select(query, rows, top_k=top_k, min_score=min_score)
+    return [] if every_row(query, rows, sel, cells) else sel.keep
 
 
 def _stem_match(header_terms: list[str], query_terms: set[str]) -> bool:
@@ -81,14 +83,18 @@ def _numeric(cell: str) -> bool:
     return bool(c) and c.replace(",", "").replace(".", "").replace("=", "").isdigit() or c in ("", "-", "—", "–")
 
 
-def _keep_columns(query: Query, header: list[str], kept_rows: list[list[str]], max_columns: int) -> list[int] | None:
+def _keep_columns(
+    query: Query, header: list[str], kept_rows: list[list[str]], max_columns: int, table_rows: list[list[str]] | None = None
+) -> list[int] | None:
     """Columns to keep: the first, those whose header shares a query term, those with a
-    kept cell naming a query identifier or term. ``None``: keep them all."""
+    kept cell naming a query identifier or term, and those the learned model says may hold the
+    answer (:func:`~tokenslim._internal.structured.columns.answer_columns`, read over
+    ``table_rows``, every body row, default ``kept_rows``). ``None``: keep them all."""
     n = len(header)
     if n <= max_columns:
         return None
     qt = set(query.terms)
-    keep = {0}
+    keep = {0, *answer_columns(query, header, kept_rows if table_rows is None else table_rows)}
     if kept_rows and not query.asks_number():
         # the row's name: the first text column after the first ("Driver" after "Pos", "Opponent"
         # after "Date", "Name" after "Year"), what "who" and "which" questions ask for; a count
@@ -102,7 +108,7 @@ def _keep_columns(query: Query, header: list[str], kept_rows: list[list[str]], m
             keep.add(j)
     for row in kept_rows:
         for j, cell in enumerate(row[:n]):
-            if query.identifier_hits(cell) or qt & set(terms(cell)):
+            if j not in keep and (query.holds_term(cell) or query.patterns and query.identifier_hits(cell)):
                 keep.add(j)
     return sorted(keep) if len(keep) < n else None
 
@@ -121,16 +127,15 @@ def reduce_markdown_table(
     head_cells = _md_cells(lines[0])
     cols: list[int] | None = None
     header = [lines[0][a:b].strip() for a, b in head_cells]
-    keep = _pick_rows(query, body, top_k, min_score)
+    every = [[r[a:b].strip() for a, b in _md_cells(r)] for r in body]
+    keep = _pick_rows(query, body, top_k, min_score, every)
     if len(head_cells) > 2 and not keep:
         # a question over many rows, or one naming none: every row, fewer columns
         keep = list(range(len(body)))
-        rows = [[r[a:b].strip() for a, b in _md_cells(r)] for r in body]
-        cols = _keep_columns(query, header, rows, 2)
+        cols = _keep_columns(query, header, every, 2)
     else:
         if len(head_cells) > max_columns and (len(keep) > top_k or len(head_cells) > 2 * max_columns):
-            rows = [[body[i][a:b].strip() for a, b in _md_cells(body[i])] for i in keep]
-            cols = _keep_columns(query, header, rows, max_columns)
+            cols = _keep_columns(query, header, [every[i] for i in keep], max_columns, every)
 
     def cut(line: str) -> str:
         if cols is None:
@@ -220,13 +225,13 @@ def reduce_delimited(
         return None
     width = len(rows[0])
     cols = None
-    keep = _pick_rows(query, body, top_k, min_score)
+    keep = _pick_rows(query, body, top_k, min_score, rows[1:])
     if width > 2 and not keep:
         keep = list(range(len(body)))  # a question over many rows, or one naming none: every row, fewer columns
         cols = _keep_columns(query, rows[0], rows[1:], 2)
     else:
         if width > max_columns and (len(keep) > top_k or width > 2 * max_columns):
-            cols = _keep_columns(query, rows[0], [rows[i + 1] for i in keep], max_columns)
+            cols = _keep_columns(query, rows[0], [rows[i + 1] for i in keep], max_columns, rows[1:])
     dropped: list[tuple[str, str, str]] = []
 
     def field_spans(line: str) -> list[tuple[int, int]] | None:
@@ -294,7 +299,8 @@ def reduce_html_table(text: str, query: Query, *, top_k: int, min_score: float, 
     if len(body) < min_items:
         return None
     texts = [_HTML_TAG.sub(" ", m.group()) for m in body]
-    keep = set(_pick_rows(query, texts, top_k, min_score))
+    cells = [[_HTML_TAG.sub(" ", c).strip() for c in _HTML_CELL.findall(m.group())] for m in body]
+    keep = set(_pick_rows(query, texts, top_k, min_score, cells))
     if not keep or len(keep) == len(body):  # a question naming no row is about every row
         return None
     ncols = max((len(re.findall(r"<t[dh]\b", m.group(), re.I)) for m in rows), default=1)
