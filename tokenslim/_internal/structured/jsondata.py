@@ -27,7 +27,7 @@ from typing import Any, Union
 
 from tokenslim._internal.relevance import terms
 from tokenslim._internal.structured._select import ELLIPSIS, Query, Selection, select
-from tokenslim._internal.structured.learned import every_row, rule_decision
+from tokenslim._internal.structured.learned import model_decision, rule_decision
 
 __all__ = ["reduce_json", "reduce_json_lines", "looks_like_json", "MAX_DEPTH", "JSONOutcome"]
 
@@ -203,7 +203,7 @@ class _Reducer:
             ruled = rule_decision(self.query, raws, sel)
             # the items as rows, for the row model and for dropping keys (not for an item named by its id)
             records = self.records(node) if ruled is not False else None
-            every = ruled if ruled is not None else every_row(self.query, raws, sel, records[1] if records else None)
+            every = ruled if ruled is not None else model_decision(self.query, raws, sel, records[1] if records else None)
             if every:  # a question over many items (or naming none): every item, fewer keys
                 cols = self.project(records)
         if cols is not None:

@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from tokenslim._internal.scorer import Net, Trees
     from tokenslim._internal.structured._select import Query, Selection
 
-__all__ = ["COLUMN_FEATURES", "ROW_FEATURES", "MODEL_PATH", "column_features", "row_features", "answer_columns", "every_row", "rule_decision"]
+__all__ = ["COLUMN_FEATURES", "ROW_FEATURES", "MODEL_PATH", "column_features", "row_features", "answer_columns", "every_row", "rule_decision", "model_decision"]
 
 MODEL_PATH = Path(__file__).with_name("table_model.json")
 
@@ -95,20 +95,33 @@ SAMPLE = 200
 """Rows a column's make-up (numbers, years, names, variety) is read from."""
 _NUMERIC = re.compile(r"^[\s$€£+−–-]*[\d.,]+\s*(?:%|[a-z]{0,3})?$", re.I)
 _NAME = re.compile(r"^[A-Z][\w'’.-]*(?:\s+[\w'’.&-]+)*\s+[A-Z][\w'’.-]*")
-_HEAD = re.compile(r"\b(?:which|what)\s+([A-Za-z]+)", re.I)
 _WORD = re.compile(r"[a-z]+")
 _NUMBER_TOKEN = re.compile(r"[\d.,/'s-]+")
 
 
 @functools.lru_cache(maxsize=1)
-def _lists() -> "tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], frozenset[str], frozenset[str]]":
+def _lists() -> "tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], frozenset[str], frozenset[str], re.Pattern[str]]":
+    heads = "|".join(sorted(re.escape(w) for w in words("head_questions")))
     return (
         phrases_pattern("person_questions"),
         phrases_pattern("date_questions"),
         phrases_pattern("place_questions"),
         words("aggregate_words"),
         words("order_words"),
+        re.compile(r"\b(?:" + heads + r")\s+([A-Za-z]+)", re.I),  # "which *network*": the noun asked for
     )
+
+
+def _numeric_shares(rows: Sequence[Sequence[str]], width: int) -> list[float]:
+    """Per column, the share of numeric (or empty) cells in the first :data:`SAMPLE` rows."""
+    sample = rows[:SAMPLE]
+    s = max(len(sample), 1)
+    return [sum(not c or bool(_NUMERIC.match(c)) for c in (r[j].strip() if j < len(r) else "" for r in sample)) / s for j in range(width)]
+
+
+def _name_column(numeric: Sequence[float]) -> int | None:
+    """The row's name column after the first: the first mostly-text one ("Driver" after "Pos")."""
+    return next((j for j in range(1, len(numeric)) if numeric[j] < 0.5), None)
 
 
 def _soft(a: Sequence[str], b: Sequence[str]) -> float:
@@ -136,9 +149,9 @@ def column_features(query: "Query", header: Sequence[str], rows: Sequence[Sequen
     n = len(header)
     q = list(query.terms)
     qset = set(q)
-    head = _HEAD.search(query.text)
+    who, when, where, _, _, heads = _lists()
+    head = heads.search(query.text)
     head_terms = terms(head.group(1)) if head else []
-    who, when, where, _, _ = _lists()
     asks = (
         1.0 if who.search(query.text) else 0.0,
         1.0 if when.search(query.text) else 0.0,
@@ -149,8 +162,8 @@ def column_features(query: "Query", header: Sequence[str], rows: Sequence[Sequen
     columns = [[r[j].strip() if j < len(r) else "" for r in rows] for j in range(n)]
     # what a column holds is read from its first SAMPLE rows (a long table's cost stays bounded)
     s = max(min(len(rows), SAMPLE), 1)
-    numeric = [sum(bool(_NUMERIC.match(c)) or not c for c in col[:SAMPLE]) / s for col in columns]
-    first_text = next((j for j in range(1, n) if numeric[j] < 0.5), -1)
+    numeric = _numeric_shares(rows, n)
+    first_text = _name_column(numeric)
     header_terms = [terms(h) for h in header]
     soft = [_soft(ht, q) for ht in header_terms]
     rank = {j: r for r, j in enumerate(sorted(range(n), key=lambda j: (-soft[j], j)))}
@@ -190,12 +203,11 @@ def _key_named(query: "Query", cells: Sequence[Sequence[str]], picked: Sequence[
     width = min((len(r) for r in cells), default=0)
     if not width:
         return 0.0
-    sample = cells[:SAMPLE]
-    text = next((j for j in range(1, width) if sum(bool(_NUMERIC.match(r[j].strip())) for r in sample) < 0.5 * len(sample)), 0)
+    name = _name_column(_numeric_shares(cells, width))
     qset = set(query.terms)
     best = 0.0
     for i in picked:
-        for j in {0, text}:
+        for j in {0} if name is None else {0, name}:
             t = set(terms(cells[i][j]))
             if t:
                 best = max(best, len(t & qset) / len(t))
@@ -211,7 +223,7 @@ def row_features(
     import numpy as np
 
     n = max(len(units), 1)
-    who, when, _, aggregate, order = _lists()
+    who, when, _, aggregate, order, _ = _lists()
     said = _WORD.findall(query.text.lower())
     named = sum(any(p.search(u) for p in query.patterns) for u in units) if query.patterns else 0
     scores = np.asarray(selection.scores, dtype=float) if selection.scores else np.zeros(1)
@@ -309,8 +321,11 @@ def every_row(query: "Query", units: Sequence[str], selection: "Selection", cell
     model file, :meth:`~tokenslim._internal.structured._select.Query.aggregates` decides.
     """
     ruled = rule_decision(query, units, selection)
-    if ruled is not None:
-        return ruled
+    return ruled if ruled is not None else model_decision(query, units, selection, cells)
+
+
+def model_decision(query: "Query", units: Sequence[str], selection: "Selection", cells: Sequence[Sequence[str]] | None = None) -> bool:
+    """:func:`every_row` where :func:`rule_decision` gives no answer (for a caller that asked it already)."""
     models = _models()
     if models is None:
         return query.aggregates(units)

@@ -38,7 +38,7 @@ __all__ = ["reduce_markdown_table", "reduce_delimited", "reduce_html_table", "Ta
 MD_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
 _HTML_ROW = re.compile(r"<tr\b.*?</tr\s*>", re.I | re.S)
 _HTML_TAG = re.compile(r"<[^>]+>")
-_HTML_CELL = re.compile(r"<t[dh]\b[^>]*>(.*?)(?=<t[dh]\b|</tr\s*>)", re.I | re.S)
+_HTML_CELL = re.compile(r"<t[dh]\b[^<>]*>(.*?)(?=<t[dh]\b|</tr\s*>)", re.I | re.S)  # [^<>]: a run of "<td a" stays linear
 
 
 @dataclass
