@@ -73,9 +73,12 @@ def kept(sample: dict[str, Any], out: str) -> bool:
     if kind == "json":
         # the values a reader of the parsed output sees (escapes such as \n decoded)
         try:
-            values = [v for v in _scalars(json.loads(out)) if ELLIPSIS not in v]
+            parsed = json.loads(out)
         except ValueError:
-            values = [out]
+            parsed = None
+        if "path" in sample:  # a nested value: still at its path, not just somewhere
+            return parsed is not None and _at_path(parsed, sample["path"], sample["gold"][0])
+        values = [v for v in _scalars(parsed) if ELLIPSIS not in v] if parsed is not None else [out]
         if any(g.strip() == v.strip() for g in sample["gold"] for v in values):
             return True
         return contains_answer("\n".join(values), sample["gold"])
@@ -86,6 +89,21 @@ def kept(sample: dict[str, Any], out: str) -> bool:
 
 
 ELLIPSIS = "\u2026"
+
+
+def _at_path(value: Any, path: dict[str, Any], gold: str) -> bool:
+    """Whether an object whose ``label_key`` is ``label`` still holds ``gold`` at ``field.key``."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, dict):
+            inner = v.get(path["field"])
+            if v.get(path["label_key"]) == path["label"] and isinstance(inner, dict) and path["key"] in inner and str(inner[path["key"]]) == gold:
+                return True
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+    return False
 
 
 def _scalars(value: Any) -> list[str]:

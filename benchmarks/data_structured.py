@@ -7,7 +7,8 @@ cache of JSON Lines that ``benchmarks/bench_structured.py`` reads. Sources:
   ``csv/*/*.csv`` tables and the ``data/pristine-unseen-tables.tsv`` questions;
 * JSON: the same tables as JSON records (a list of row objects, as a SQL or search
   tool returns them) and the recorded GitHub REST API responses of octokit/fixtures
-  (https://github.com/octokit/fixtures, MIT), ``scenarios/api.github.com/*/normalized-fixture.json``;
+  (https://github.com/octokit/fixtures, MIT), ``scenarios/api.github.com/*/normalized-fixture.json``,
+  asked for a value of an object and for a value of an object nested in it;
 * logs: Loghub (https://github.com/logpai/loghub, free for research; see its LICENSE):
   ``<System>/<System>_2k.log`` with ``_2k.log_structured.csv`` for each line's level;
 * code: the Python standard library of the running interpreter (PSF licence), ``*.py``.
@@ -139,11 +140,11 @@ def lookup_question(rows: list[list[str]], rng: random.Random) -> tuple[str, str
     return f"What is the {rows[0][j]} of {rows[i][0]}?", rows[i][j]
 
 
-def api_json(src: Source, rng: random.Random) -> Iterator[dict]:
-    """GitHub API responses (>= 3000 characters): "What is the <key> of <name>?" for scalar keys
-    of an object in the response (its ``full_name``/``title``/``login``/``id`` names it)."""
+def _api_objects(src: Source) -> Iterator[tuple[str, dict, str, dict, str]]:
+    """Per GitHub API response of at least 3,000 characters (pretty-printed), its first 3 objects
+    that a ``full_name``/``title``/``login``/``name``/``sha``/``id`` names: (fixture file, recorded
+    request, response text, object, naming key)."""
     names = sorted(n for n in src.list() if n.startswith("scenarios/api.github.com/") and n.endswith("normalized-fixture.json"))
-    k = 0
     for name in names:
         for rec in json.loads(src.read(name)):
             body = rec.get("response")
@@ -152,19 +153,50 @@ def api_json(src: Source, rng: random.Random) -> Iterator[dict]:
             text = json.dumps(body, indent=2, ensure_ascii=False)
             if len(text) < 3000:
                 continue
-            objs = body if isinstance(body, list) else [body]
-            objs = [o for o in objs if isinstance(o, dict)]
+            objs = [o for o in (body if isinstance(body, list) else [body]) if isinstance(o, dict)]
             for o in objs[:3]:
                 label_key = next((x for x in ("full_name", "title", "login", "name", "sha", "id") if isinstance(o.get(x), (str, int))), None)
-                if label_key is None:
-                    continue
-                cand = [x for x, v in o.items() if isinstance(v, (str, int)) and not isinstance(v, bool) and x != label_key and str(v).strip() and len(str(v)) < 80]
-                for key in rng.sample(cand, min(3, len(cand))):
-                    k += 1
-                    yield {
-                        "id": f"octokit:{k}", "type": "json", "format": "api_response", "qkind": "lookup",
-                        "query": f"What is the {key} of {o[label_key]}?", "text": text, "gold": [str(o[key])], "source": f"{name} {rec.get('method')} {rec.get('path')}",
-                    }
+                if label_key is not None:
+                    yield name, rec, text, o, label_key
+
+
+def _short_scalars(o: dict, but: str = "") -> list[str]:
+    """The keys of ``o`` whose values are short strings or integers (not booleans), ``but`` aside."""
+    return [x for x, v in o.items() if isinstance(v, (str, int)) and not isinstance(v, bool) and x != but and str(v).strip() and len(str(v)) < 80]
+
+
+def api_json(src: Source, rng: random.Random) -> Iterator[dict]:
+    """GitHub API responses (>= 3000 characters): "What is the <key> of <name>?" for scalar keys
+    of an object in the response (its ``full_name``/``title``/``login``/``id`` names it)."""
+    k = 0
+    for name, rec, text, o, label_key in _api_objects(src):
+        for key in rng.sample(cand := _short_scalars(o, label_key), min(3, len(cand))):
+            k += 1
+            yield {
+                "id": f"octokit:{k}", "type": "json", "format": "api_response", "qkind": "lookup",
+                "query": f"What is the {key} of {o[label_key]}?", "text": text, "gold": [str(o[key])], "source": f"{name} {rec.get('method')} {rec.get('path')}",
+            }
+
+
+def nested_json(src: Source) -> Iterator[dict]:
+    """The same GitHub API responses, asked for a value one level down: "What is the <key> of the
+    <field> of <name>?" for a scalar of a nested object (an issue's ``user``, a repository's
+    ``owner``). ``path`` names where the answer must still be: the object whose ``label_key``
+    is ``label``, its ``field``, that object's ``key``. Drawn with a seed of their own, so the
+    samples before them are those of earlier rebuilds."""
+    rng = random.Random(f"{SEED}-nested")
+    k = 0
+    for name, rec, text, o, label_key in _api_objects(src):
+        fields = [f for f, v in o.items() if isinstance(v, dict) and v]
+        for f in rng.sample(fields, min(2, len(fields))):
+            for key in rng.sample(cand := _short_scalars(o[f]), min(2, len(cand))):
+                k += 1
+                yield {
+                    "id": f"octokit-nested:{k}", "type": "json", "format": "api_response", "qkind": "nested",
+                    "query": f"What is the {key} of the {f} of {o[label_key]}?", "text": text, "gold": [str(o[f][key])],
+                    "path": {"label_key": label_key, "label": o[label_key], "field": f, "key": key},
+                    "source": f"{name} {rec.get('method')} {rec.get('path')}",
+                }
 
 
 _LEVELS = {"ERROR", "FATAL", "SEVERE", "CRITICAL", "E", "F", "CRIT", "ALERT", "EMERG"}  # errors, not warnings
@@ -261,6 +293,7 @@ def main(argv: list[str] | None = None) -> None:
     samples += list(api_json(Source(args.octokit), rng))
     samples += list(logs(Source(args.loghub), rng, args.window))
     samples += list(code(Path(args.stdlib), rng, args.modules))
+    samples += list(nested_json(Source(args.octokit)))
     path = out / "samples.jsonl.gz"
     with gzip.open(path, "wt", encoding="utf-8") as f:
         for s in samples:

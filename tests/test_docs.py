@@ -183,7 +183,8 @@ def _headlines() -> list[str]:
         f"table lookups {tl['ratio']:.2f}x at {100 * tl['answer_kept']['mean']:.1f}%",
         f"all tables (WikiTableQuestions included) {structured['table']['ratio']:.2f}x at "
         f"{100 * structured['table']['answer_kept']['mean']:.1f}%, all JSON {structured['json']['ratio']:.2f}x at "
-        f"{100 * structured['json']['answer_kept']['mean']:.1f}%",
+        f"{100 * structured['json']['answer_kept']['mean']:.1f}% (values nested in an API object {structured['json/nested']['ratio']:.2f}x at "
+        f"{100 * structured['json/nested']['answer_kept']['mean']:.1f}%)",
         f"{100 * structured['json']['json_parses']:.1f}% of the reduced JSON parses",
         f"tables on questions nothing was tuned on: {unseen['ratio']:.2f}x at {100 * unseen['answer_kept']['mean']:.1f}% (WTQ 301-600), "
         f"{fresh['ratio']:.2f}x at {100 * fresh['answer_kept']['mean']:.1f}% (601 on)",

@@ -49,7 +49,46 @@ def test_json_keeps_the_identified_item_and_parses() -> None:
     assert data["data"][0] == f"{ELLIPSIS} 17 items dropped" and data["data"][-1] == f"{ELLIPSIS} 22 items dropped"
     assert data["has_more"] is False and data["url"] == "/v1/orders"
     assert len(r.text) * 10 < len(doc)
-    assert {d[0] for d in r.dropped} == {"irrelevant_items"}
+    # the order's own status and total answer; its customer and items are not reached
+    assert kept[0]["customer"] == {"name": "Customer 17", ELLIPSIS: "1 key dropped"}
+    assert kept[0]["items"] == [f"{ELLIPSIS} 3 items dropped"]
+    assert {d[0] for d in r.dropped} == {"irrelevant_items", "irrelevant_keys"}
+    assert any(d[1].startswith('key "items": nested array') and '"SKU-17-0"' in d[2] for d in r.dropped)
+
+
+def test_json_keeps_a_nested_value_the_question_reaches() -> None:
+    doc = orders_json()
+    # named by its key
+    r = reduce_text(doc, "What is the email of the customer of order ord_00179f3a?")
+    kept = [x for x in json.loads(r.text)["data"] if isinstance(x, dict)]
+    assert kept[0]["customer"] == {"name": "Customer 17", "email": "c17@example.com"}
+    assert kept[0]["items"] == [f"{ELLIPSIS} 3 items dropped"]
+    # reached by a word no scalar of the order holds
+    r = reduce_text(doc, "Which SKU with qty 2 is in order ord_00179f3a?")
+    kept = [x for x in json.loads(r.text)["data"] if isinstance(x, dict)]
+    assert [i["sku"] for i in kept[0]["items"]] == ["SKU-17-0", "SKU-17-1", "SKU-17-2"]
+    # named by a word of like meaning ("owns" -> owner) or stem ("assigned" -> assignee)
+    repo = {"full_name": "octo/hello", "stars": 3, "owner": {"login": "octocat", "id": 7, "url": "https://x/octocat"}, "license": {"key": "mit", "name": "MIT License", "spdx_id": "MIT", "url": "https://x/licenses/mit"}}
+    r = reduce_text(json.dumps(repo), "Who owns octo/hello?")
+    assert json.loads(r.text)["owner"] == repo["owner"] and json.loads(r.text)["license"] == {"name": "MIT License", ELLIPSIS: "3 keys dropped"}
+    issue = {"title": "Crash on start", "number": 12, "assignee": {"id": 9, "url": "https://x/u/9"}, "labels": [{"id": 1, "name": "bug"}, {"id": 2, "name": "crash"}]}
+    r = reduce_text(json.dumps(issue), "Who is assigned to issue 12?")
+    assert json.loads(r.text)["assignee"] == issue["assignee"] and json.loads(r.text)["labels"] == [f"{ELLIPSIS} 2 items dropped"]
+
+
+def test_json_wide_object_keeps_what_names_a_nested_object_it_leaves_out() -> None:
+    user = {"login": "octocat", "id": 7, **{f"{k}_url": f"https://api.example.com/users/octocat/{k}" for k in ("html", "repos", "gists", "events")}}
+    issue = {"title": "Crash on start", "number": 12, **{f"field_{i}": f"https://api.example.com/x/{i}" for i in range(30)}, "user": user}
+    r = reduce_text(json.dumps(issue), "Who opened the issue Crash on start?")
+    out = json.loads(r.text)
+    assert out["title"] == "Crash on start" and out["user"] == {"login": "octocat", ELLIPSIS: "5 keys dropped"}
+    assert any(d[1] == 'key "user": nested object, 5 keys' and "repos_url" in d[2] for d in r.dropped)
+
+
+def test_json_nested_values_stay_when_the_question_reaches_nothing() -> None:
+    doc = json.dumps({"data": {"a": {"x": 1, "y": 2}, "b": [1, 2, 3]}, "meta": {"page": 1}})
+    r = reduce_text(doc, "What colour is the sky?")
+    assert r.text == doc and not r.dropped
 
 
 def test_json_scalars_are_original_tokens() -> None:

@@ -110,6 +110,15 @@ def _table_rows(n: int) -> dict[str, Any]:
     return {"chunks": ["\n".join(rows)]}
 
 
+def _json_siblings(n: int) -> dict[str, Any]:
+    # an object of n nested siblings, each a chain deeper than the depth nested values are scored at
+    chain = '{"lanes": 4}'
+    for _ in range(10):
+        chain = '{"city": "City 2", "more": ' + chain + "}"
+    body = ", ".join(f'"k{i}": {{"bridge": "Bridge {i % 9}", "deck": {chain}}}' for i in range(n))
+    return {"chunks": ['{"bridge": "Big Span", "traffic": 5, ' + body + "}"]}
+
+
 def _edge_boxes(n: int) -> dict[str, Any]:
     box = '<div style="position:fixed;right:0"><p style="position:fixed;bottom:0">Hidden text.</p></div>'
     return {"chunks": ["<html><body><article><p>The bridge carries traffic.</p>" + box * n + "</article></body></html>"]}
@@ -142,6 +151,7 @@ SHAPES: dict[str, Shape] = {
         Shape("repeated_selectors", "HTML page, n @media rules repeating a selector list", 4_000, _repeated_selectors),
         Shape("opening_phrases", "n untitled chunks opening with a long phrase and an alias", 2_000, _opening_phrases),
         Shape("table_rows", "CSV table, n rows tied on the query", 20_000, _table_rows),
+        Shape("json_siblings", "JSON object of n nested siblings, each 11 deep", 4_000, _json_siblings),
         Shape("edge_boxes", "HTML page, n empty fixed boxes on the right edge", 4_000, _edge_boxes),
         Shape("nested_details", "HTML page, n nested closed <details>", 4_000, _nested_details),
         Shape("invisible_chars", "plain text with n tag-character runs", 20_000, _invisible_chars),

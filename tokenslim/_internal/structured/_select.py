@@ -55,6 +55,13 @@ units next to each kept one are kept too (``order_words`` of the language file).
 _NUMBER_QUESTION = phrases_pattern("number_questions")
 
 
+def _cues(found: tuple[str, ...]) -> tuple[str, ...]:
+    """What a text holding one of the terms ``found`` must contain: terms() lower-cases, folds
+    accents and strips a plural "s" (or turns "ies" into "y"), so a word that becomes term t
+    holds t, or t without its "y", in its folded text."""
+    return tuple(sorted({t[:-1] if t.endswith("y") and len(t) > 1 else t for t in found}))
+
+
 @dataclass(frozen=True)
 class Query:
     """A query prepared once per request: its BM25 terms and its identifiers."""
@@ -75,10 +82,16 @@ class Query:
                 ids.append(tok)
         pats = tuple(re.compile(r"(?<![\w])" + re.escape(i) + r"(?![\w])", re.IGNORECASE) for i in ids)
         found = tuple(terms(text or ""))
-        # terms() lower-cases, folds accents and strips a plural "s" (or turns "ies" into "y"): a word that
-        # becomes term t holds t, or t without its "y", in its folded text
-        cues = tuple(sorted({t[:-1] if t.endswith("y") and len(t) > 1 else t for t in found}))
-        return cls(text or "", found, tuple(ids), pats, cues)
+        return cls(text or "", found, tuple(ids), pats, _cues(found))
+
+    def without(self, held_terms: "set[str]", held_identifiers: "set[str]") -> "Query":
+        """This query less some of its terms and identifiers (those another part of the text
+        already answers), for ranking what is left to find."""
+        if not held_terms and not held_identifiers:
+            return self
+        kept = [(i, p) for i, p in zip(self.identifiers, self.patterns) if i not in held_identifiers]
+        found = tuple(t for t in self.terms if t not in held_terms)
+        return Query(self.text, found, tuple(i for i, _ in kept), tuple(p for _, p in kept), _cues(found))
 
     def holds_term(self, text: str) -> bool:
         """Whether ``text`` holds a term of the query (by :func:`~tokenslim._internal.relevance.terms`).

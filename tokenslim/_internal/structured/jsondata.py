@@ -21,10 +21,12 @@ adversarial nesting costs linear time and no recursion error.
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from typing import Any, Union
 
+from tokenslim._internal.lang import word_vectors, words
 from tokenslim._internal.relevance import terms
 from tokenslim._internal.structured._select import ELLIPSIS, Query, Selection, select
 from tokenslim._internal.structured.learned import model_decision, rule_decision
@@ -33,6 +35,18 @@ __all__ = ["reduce_json", "reduce_json_lines", "looks_like_json", "MAX_DEPTH", "
 
 MAX_DEPTH = 64
 """Containers deeper than this are copied as their original text, never walked."""
+
+IDENTITY_KEYS = frozenset(words("identity_keys"))
+"""Keys that say what an object is (``name``, ``login``, ``title``: ``identity_keys`` of the
+language file); a nested object the query does not reach keeps them."""
+
+KEY_SIMILARITY = 0.7
+"""How alike (cosine of word vectors) a key's word and a query word must be for the query to
+name the key: "owns" names ``owner`` (0.76), "created" does not name ``user`` (0.57)."""
+
+NEST_DEPTH = 8
+"""Objects deeper than this keep every nested value (see ``_Reducer.unreached``): scoring a
+value re-reads its text once per level above it, so the depth it is done at is bounded."""
 
 _TOKEN = re.compile(
     r'"(?:[^"\\]|\\.)*"|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null|[{}\[\]:,]|\s+', re.S
@@ -143,6 +157,19 @@ def _text(raw: str) -> str:
     return raw[1:-1] if "\\" not in raw else str(json.loads(raw))
 
 
+def _alike(words: list[str], query_terms: tuple[str, ...]) -> bool:
+    """Whether a word and a query term have word vectors at least :data:`KEY_SIMILARITY` alike."""
+    table = word_vectors()
+    if table is None or not words or not query_terms:
+        return False
+    index, rows = table
+    a = [index[w] for w in words if w in index]
+    b = [index[t] for t in query_terms if t in index]
+    if not a or not b:
+        return False
+    return bool((rows[a].astype("float32") @ rows[b].astype("float32").T).max() >= KEY_SIMILARITY)
+
+
 class _Reducer:
     def __init__(self, text: str, query: Query, *, top_k: int, min_score: float, min_items: int, max_keys: int) -> None:
         self.text = text
@@ -152,6 +179,7 @@ class _Reducer:
         self.min_items = min_items
         self.max_keys = max_keys
         self.dropped: list[tuple[str, str, str]] = []
+        self.named: dict[str, bool] = {}  # names()' answer per key
 
     def raw(self, node: _Node) -> str:
         return node.raw if isinstance(node, _Scalar) else self.text[node.start : node.end]
@@ -206,18 +234,22 @@ class _Reducer:
             every = ruled if ruled is not None else model_decision(self.query, raws, sel, records[1] if records else None)
             if every:  # a question over many items (or naming none): every item, fewer keys
                 cols = self.project(records)
+        gone = [k for j, (k, _) in enumerate(items[0].pairs) if j not in cols] if cols is not None else []  # type: ignore[union-attr]
+        if cols is not None and not gone:
+            cols, sel = None, None  # every item with every key: each item walked as it is
         if cols is not None:
-            head = items[0]
-            assert isinstance(head, _Obj)
-            gone = [k for j, (k, _) in enumerate(head.pairs) if j not in cols]
-            if not gone:
-                parts.append(self.raw(node))
-                return
             parts.append("[")
             for n, it in enumerate(items):
                 assert isinstance(it, _Obj)
-                parts.append(", " if n else "")
-                parts.append("{" + ", ".join(it.pairs[j][0] + ": " + self.raw(it.pairs[j][1]) for j in cols) + "}")
+                parts.append(", {" if n else "{")
+                for m, j in enumerate(cols):
+                    k, v = it.pairs[j]
+                    if isinstance(v, _Scalar):
+                        parts.append((", " if m else "") + k + ": " + v.raw)
+                    else:
+                        parts.append((", " if m else "") + k + ": ")
+                        self.out(v, depth + 2, parts)
+                parts.append("}")
                 self.dropped.append(("irrelevant_keys", f"array item {n + 1}/{len(items)}: {len(gone)} keys", ", ".join(k + ": " + self.raw(v) for j, (k, v) in enumerate(it.pairs) if j not in cols)))
             names = ", ".join(json.loads(k) for k in gone)
             parts.append(", " + json.dumps(f"{ELLIPSIS} {len(gone)} key{'s' if len(gone) > 1 else ''} dropped from every item: {names}", ensure_ascii=False) + "]")
@@ -249,6 +281,84 @@ class _Reducer:
             prev = i
         parts.append("]")
 
+    def unreached(self, pairs: list[tuple[str, _Node]], keep: list[int]) -> set[int]:
+        """The kept nested values (objects, arrays) of an object that the query does not reach:
+        "What is the html_url of Test issue 8?" is answered by the issue's own fields, not by
+        its ``user`` or ``labels``.
+
+        The object's scalars answer the query words they hold (in a key or a value); a nested
+        value is reached when the query names its key (:meth:`names`) or :func:`select` picks it,
+        among its nested siblings, on the query words and identifiers no scalar holds (on every
+        query word when the question compares or counts, :meth:`Query.aggregates`). When the
+        query reaches nothing in the object, nothing is dropped: the object may be there for a
+        reason the words do not show (``{"data": {...}}``)."""
+        boxes = [i for i in keep if not isinstance(pairs[i][1], _Scalar) and self.size(pairs[i][1]) > 0]
+        if not boxes:
+            return set()
+        reached = {i for i in boxes if self.names(pairs[i][0])}
+        scalars = [_text(pairs[i][0]) + " " + (_text(v.raw) if v.raw.startswith('"') else v.raw) for i in keep if isinstance(v := pairs[i][1], _Scalar)]
+        held = {t for text in scalars if self.query.holds_term(text) for t in terms(text)} & set(self.query.terms)
+        ids = {x for text in scalars for x in self.query.identifier_hits(text)}
+        # a question that compares or counts ("which bridges carry the most traffic?") asks about
+        # the nested values too, whatever the scalars hold: every query word ranks them
+        rest = self.query if self.query.aggregates(()) else self.query.without(held, ids)
+        if rest.terms or rest.identifiers:
+            sel = select(rest, [_text(pairs[i][0]) + " " + self.raw(pairs[i][1]) for i in boxes], top_k=self.top_k, min_score=self.min_score)
+            reached.update(boxes[j] for j in sel.keep)
+        if not reached and not held and not ids:
+            return set()
+        return set(boxes) - reached
+
+    def names(self, key: str) -> bool:
+        """Whether the query names ``key`` by one of its words: a common prefix of at least 5
+        letters that falls at most 1 letter short of the shorter word ("assigned" and
+        ``assignee``, not "created" and ``creator``), or word vectors at least :data:`KEY_SIMILARITY` alike ("owns" and
+        ``owner``, "cost" and ``price``; :func:`~tokenslim._internal.lang.word_vectors`)."""
+        known = self.named.get(key)
+        if known is not None:
+            return known
+        words = terms(_text(key))
+        known = any(
+            (common := len(os.path.commonprefix([w, t]))) >= 5 and common >= min(len(w), len(t)) - 1
+            for w in words
+            for t in self.query.terms
+        ) or _alike(words, self.query.terms)
+        self.named[key] = known
+        return known
+
+    @staticmethod
+    def size(node: _Node) -> int:
+        return len(node.pairs) if isinstance(node, _Obj) else len(node.items) if isinstance(node, _Arr) else 0
+
+    @staticmethod
+    def identity(node: _Obj) -> list[int]:
+        """The positions of ``node``'s short scalars under a key of :data:`IDENTITY_KEYS`."""
+        return [j for j, (k, v) in enumerate(node.pairs) if isinstance(v, _Scalar) and len(v.raw) <= 80 and _text(k).lower() in IDENTITY_KEYS]
+
+    def stub(self, key: str, node: _Node) -> str:
+        """An unreached nested value's stand-in, of the same type: an object keeps what names it
+        (its scalar keys of :data:`IDENTITY_KEYS`, e.g. ``{"login": "octocat", "…": "17 keys
+        dropped"}``), an array shows how many items went (``["… 3 items dropped"]``). What goes
+        is recorded as dropped; a value no longer than its stand-in stays whole."""
+        n = self.size(node)
+        raw = self.raw(node)
+        if isinstance(node, _Arr):
+            what = f"{n} item{'s' if n > 1 else ''}"
+            text = "[" + json.dumps(f"{ELLIPSIS} {what} dropped", ensure_ascii=False) + "]"
+            if len(text) >= len(raw):
+                return raw
+            self.dropped.append(("irrelevant_items", f"key {key}: nested array, {what}", key + ": " + raw))
+            return text
+        assert isinstance(node, _Obj)
+        ident = self.identity(node)
+        what = f"{n - len(ident)} key{'s' if n - len(ident) > 1 else ''}"
+        kept = "".join(node.pairs[j][0] + ": " + node.pairs[j][1].raw + ", " for j in ident)  # type: ignore[union-attr]
+        text = "{" + kept + json.dumps(ELLIPSIS, ensure_ascii=False) + ": " + json.dumps(f"{what} dropped") + "}"
+        if len(ident) == n or len(text) >= len(raw):
+            return raw
+        self.dropped.append(("irrelevant_keys", f"key {key}: nested object, {what}", key + ": " + raw))
+        return text
+
     def out_object(self, node: _Obj, depth: int, parts: list[str]) -> None:
         pairs = node.pairs
         keep: list[int] = list(range(len(pairs)))
@@ -268,15 +378,23 @@ class _Reducer:
                 if i not in kept and isinstance(v, _Scalar) and len(v.raw) <= 40:
                     kept.add(i)
                     room -= 1
-            keep = sorted(kept)
-            drop = [i for i in range(len(pairs)) if i not in set(keep)]
+            # a nested object left out still says what it is, when a key of it names it ("user": {"login": ...})
+            named = {i for i, (_, v) in enumerate(pairs) if i not in kept and isinstance(v, _Obj) and self.identity(v)}
+            keep = sorted(kept | named)
+            drop = [i for i in range(len(pairs)) if i not in kept and i not in named]
+        else:
+            named = set()
+        stub = (self.unreached(pairs, keep) if depth < NEST_DEPTH else set()) | named
         parts.append("{")
         for n, i in enumerate(keep):
             if n:
                 parts.append(", ")
             k, v = pairs[i]
             parts.append(k + ": ")
-            self.out(v, depth + 1, parts)
+            if i in stub:
+                parts.append(self.stub(k, v))
+            else:
+                self.out(v, depth + 1, parts)
         if drop:
             for i in drop:
                 k, v = pairs[i]
