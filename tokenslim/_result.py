@@ -26,6 +26,16 @@ CONTEXT_HEADER = "Context:"
 QUESTION_PREFIX = "Question: "
 
 
+def chunk_piece(number: int, text: str) -> str:
+    """How the prompt shows the ``number``-th chunk (from 1): ``[1] text``."""
+    return f"[{number}] {text}"
+
+
+def message_piece(role: str, content: str) -> str:
+    """How the prompt shows a history message: ``role: content``."""
+    return f"{role}: {content}"
+
+
 @dataclass(frozen=True)
 class Drop:
     """One thing a stage removed or shortened, with the original kept for recovery.
@@ -205,11 +215,11 @@ class Result:
         pieces: list[str] = []
         if self.system_prompt:
             pieces.append(self.system_prompt)
-        context = [CONTEXT_HEADER, *(f"[{i}] {c.text}" for i, c in enumerate(self.chunks, 1))] if self.chunks else []
+        context = [CONTEXT_HEADER, *(chunk_piece(i, c.text) for i, c in enumerate(self.chunks, 1))] if self.chunks else []
         if self.context_position == "first":
             pieces.extend(context)
         for m in self.history:
-            pieces.append(f"{m['role']}: {m['content']}")
+            pieces.append(message_piece(m["role"], m["content"]))
         if self.context_position != "first":
             pieces.extend(context)
         pieces.append(QUESTION_PREFIX + self.query)
@@ -259,8 +269,11 @@ class Result:
         self.drops.append(d)
         return d
 
-    def shorten(self, chunk: Chunk, new_text: str, *, reason: str, detail: str = "", **metadata: Any) -> Chunk:
-        """Record that ``chunk``'s text was shortened; return the new chunk (original kept in the Drop)."""
+    def shorten(self, chunk: Chunk, new_text: str, tokens: int | None = None, /, *, reason: str, detail: str = "", **metadata: Any) -> Chunk:
+        """Record that ``chunk``'s text was shortened; return the new chunk (original kept in the Drop).
+
+        ``tokens``: what the shortening saved, when the caller has counted it already (else the
+        two texts are counted here). ``metadata`` is set on the new chunk."""
         new = chunk.with_text(new_text, **metadata)
         d = Drop(
             stage=self.current_stage or "?",
@@ -269,7 +282,7 @@ class Result:
             reason=reason,
             detail=detail,
             chunk_id=chunk.id,
-            tokens=self.count(chunk.text) - self.count(new_text),
+            tokens=self.count(chunk.text) - self.count(new_text) if tokens is None else tokens,
         )
         self.drops.append(d)
         return new

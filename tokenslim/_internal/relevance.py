@@ -14,7 +14,7 @@ import html
 import math
 import re
 import unicodedata
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol, Sequence, runtime_checkable
+from typing import TYPE_CHECKING, Any, Iterable, Literal, NamedTuple, Protocol, Sequence, runtime_checkable
 
 from tokenslim._internal.embeddings import load_embedding_model  # re-exported: the loader lives in embeddings.py
 from tokenslim._internal.lang import words
@@ -153,6 +153,25 @@ def terms(text: str) -> list[str]:
     return [_stem(w) if w[-1] == "s" else w for w in _WORD.findall(fold(text)) if w not in _STOPWORDS]
 
 
+def term_cues(query_terms: Iterable[str]) -> set[str]:
+    """What a folded text must contain to hold one of ``query_terms`` (:func:`terms` lower-cases, folds
+    accents and strips a plural "s" or turns "ies" into "y", so a word that becomes term t holds t,
+    or t without its "y")."""
+    return {t[:-1] if t.endswith("y") and len(t) > 1 else t for t in query_terms}
+
+
+def holds_any(query_terms: Sequence[str], text: str) -> bool:
+    """Whether :func:`terms` of ``text`` shares a term with ``query_terms``, with ``terms`` read only
+    on the lines that contain a cue of one (:func:`term_cues`; a word never spans lines): on a long
+    text, a substring test instead of tokenizing it all."""
+    wanted = set(query_terms)
+    if not wanted:
+        return False
+    cues = term_cues(wanted)
+    lines = [ln for ln in fold(text).split("\n") if any(c in ln for c in cues)]
+    return bool(lines) and not wanted.isdisjoint(terms("\n".join(lines)))
+
+
 def normalize(scores: Sequence[float]) -> list[float]:
     """Scale scores into [0, 1] by the maximum (all zeros stay zeros)."""
     top = max(scores, default=0.0)
@@ -238,8 +257,12 @@ def relevance_scores(
     out = [0.0] * len(texts)
     if method in ("bm25", "hybrid"):
         qt = terms(query)
-        docs = [terms(t) + list(extra_terms[i] if extra_terms else []) for i, t in enumerate(texts)]
-        out = normalize([float(x) for x in bm25_scores(qt, docs)])
+        if len(texts) == 1:  # max-normalised, one text scores 1 when it holds a query term, else 0
+            extra = set(extra_terms[0]) if extra_terms else set()
+            out = [1.0 if qt and (holds_any(qt, texts[0]) or not extra.isdisjoint(qt)) else 0.0]
+        else:
+            docs = [terms(t) + list(extra_terms[i] if extra_terms else []) for i, t in enumerate(texts)]
+            out = normalize([float(x) for x in bm25_scores(qt, docs)])
     if method in ("embedding", "hybrid"):
         emb = normalize(embedding_scores(query, texts, embeddings))
         out = emb if method == "embedding" else [(a + b) / 2 for a, b in zip(out, emb)]

@@ -6,7 +6,7 @@ from typing import Any, Sequence
 
 from tokenslim._chunk import Chunk, Message
 from tokenslim._internal.structured import STRUCTURED_KEY, Options, Query, Reduction, reduce_text
-from tokenslim._result import Drop, Result
+from tokenslim._result import Drop, Result, chunk_piece, message_piece
 from tokenslim.stages._base import BaseStage, check, check_str_list
 
 __all__ = ["ReduceStructured"]
@@ -128,7 +128,7 @@ class ReduceStructured(BaseStage):
         query = Query.of(result.query)
         options = self._options()
         if result.chunks:
-            result.chunks = [self._chunk(result, c, query, options) for c in result.chunks]
+            result.chunks = [self._chunk(result, n, c, query, options) for n, c in enumerate(result.chunks, 1)]
         if result.history and self.roles:
             roles = set(self.roles)
             # the latest assistant answer is what the user is replying to ("now fix that function"): kept whole
@@ -139,7 +139,7 @@ class ReduceStructured(BaseStage):
             ]
         return result
 
-    def _chunk(self, result: Result, chunk: Chunk, query: Query, options: Options) -> Chunk:
+    def _chunk(self, result: Result, number: int, chunk: Chunk, query: Query, options: Options) -> Chunk:
         if self._small(result, chunk.text):
             return chunk
         red = reduce_text(chunk.text, query, options)
@@ -152,10 +152,12 @@ class ReduceStructured(BaseStage):
             meta["structured_passed"] = [f"{k}: {why}" for k, why in red.passed]
         if not red.changed:
             return chunk.with_text(chunk.text, **meta) if meta else chunk
-        saved = result.count(chunk.text) - result.count(red.text)
+        # counted as the prompt shows the chunk: the pipeline counts those pieces anyway (one tokenization
+        # of each text, not two), and the difference is what the prompt saves
+        saved = result.count(chunk_piece(number, chunk.text)) - result.count(chunk_piece(number, red.text))
         if saved <= 0:
             return chunk.with_text(chunk.text, **meta) if meta else chunk
-        new = result.shorten(chunk, red.text, reason="structured_reduced", detail=_summary(red), **meta)
+        new = result.shorten(chunk, red.text, saved, reason="structured_reduced", detail=_summary(red), **meta)
         _record_units(result, red, chunk.id, "", saved)
         return new
 
@@ -166,7 +168,8 @@ class ReduceStructured(BaseStage):
         red = reduce_text(content, query, options)
         if not red.changed:
             return msg
-        saved = result.count(content) - result.count(red.text)
+        role = str(msg.get("role"))
+        saved = result.count(message_piece(role, content)) - result.count(message_piece(role, red.text))
         if saved <= 0:
             return msg
         new = dict(msg)

@@ -25,7 +25,6 @@ instruction behind the code rule: see :func:`code_not_page`.
 
 from __future__ import annotations
 
-import ast
 import json
 import re
 from dataclasses import asdict
@@ -62,11 +61,9 @@ def is_source_code(text: str) -> bool:
         outside = _FENCE.sub("", text)
         if outside != text and not looks_like_html(outside):
             return True
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
-        return False
-    return any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) for n in tree.body)
+    from tokenslim._internal.structured.code import is_python  # its parse is cached: ReduceStructured reads the same tree
+
+    return is_python(text)
 
 
 def code_not_page(text: str, ex: Extraction) -> bool:

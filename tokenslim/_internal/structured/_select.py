@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from tokenslim._internal.lang import phrases_pattern, words
-from tokenslim._internal.relevance import bm25_scores, fold, terms
+from tokenslim._internal.relevance import bm25_scores, fold, term_cues, terms
 
 __all__ = ["Query", "Selection", "select", "ELLIPSIS", "AGGREGATE_WORDS", "ORDER_WORDS"]
 
@@ -55,13 +55,6 @@ units next to each kept one are kept too (``order_words`` of the language file).
 _NUMBER_QUESTION = phrases_pattern("number_questions")
 
 
-def _cues(found: tuple[str, ...]) -> tuple[str, ...]:
-    """What a text holding one of the terms ``found`` must contain: terms() lower-cases, folds
-    accents and strips a plural "s" (or turns "ies" into "y"), so a word that becomes term t
-    holds t, or t without its "y", in its folded text."""
-    return tuple(sorted({t[:-1] if t.endswith("y") and len(t) > 1 else t for t in found}))
-
-
 @dataclass(frozen=True)
 class Query:
     """A query prepared once per request: its BM25 terms and its identifiers."""
@@ -82,7 +75,7 @@ class Query:
                 ids.append(tok)
         pats = tuple(re.compile(r"(?<![\w])" + re.escape(i) + r"(?![\w])", re.IGNORECASE) for i in ids)
         found = tuple(terms(text or ""))
-        return cls(text or "", found, tuple(ids), pats, _cues(found))
+        return cls(text or "", found, tuple(ids), pats, tuple(sorted(term_cues(found))))
 
     def without(self, held_terms: "set[str]", held_identifiers: "set[str]") -> "Query":
         """This query less some of its terms and identifiers (those another part of the text
@@ -91,7 +84,7 @@ class Query:
             return self
         kept = [(i, p) for i, p in zip(self.identifiers, self.patterns) if i not in held_identifiers]
         found = tuple(t for t in self.terms if t not in held_terms)
-        return Query(self.text, found, tuple(i for i, _ in kept), tuple(p for _, p in kept), _cues(found))
+        return Query(self.text, found, tuple(i for i, _ in kept), tuple(p for _, p in kept), tuple(sorted(term_cues(found))))
 
     def holds_term(self, text: str) -> bool:
         """Whether ``text`` holds a term of the query (by :func:`~tokenslim._internal.relevance.terms`).

@@ -20,13 +20,14 @@ from __future__ import annotations
 import ast
 import functools
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 from tokenslim._internal.structured._select import ELLIPSIS, Query, select
 
 __all__ = ["reduce_python", "reduce_braced", "CodeOutcome", "is_python", "looks_like_code"]
 
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_NAME = re.compile(r"(?<![\w.])\w+")  # whole names, not attributes ("x.os" does not use os)
 _BRACE_OPEN = re.compile(r"^(\s*)\S.*\{\s*(?://.*)?$")
 _CODE_LINE = re.compile(r"[;{}]\s*$|^\s*(?:#include|import |from \S+ import|def |class |function |func |fn |package |public |private |return\b|const |let |var )")
 
@@ -43,7 +44,7 @@ def _tree(text: str) -> ast.Module | None:
     (the tree is only read, never changed, so sharing it between threads is safe)."""
     try:
         return ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
         return None
 
 
@@ -160,7 +161,7 @@ def _reduce_units(
 
 def _imports_used(text_out: str, lines: list[str], tree: ast.Module, dropped: list[tuple[str, str, str]]) -> set[int]:
     """Line indices of top-level imports none of whose names the kept code uses."""
-    used = set(_WORD.findall(text_out))
+    used = Counter(_NAME.findall(text_out))  # one pass over the kept code: each name's uses
     gone: set[int] = set()
     for n in tree.body:
         if not isinstance(n, (ast.Import, ast.ImportFrom)):
@@ -169,17 +170,12 @@ def _imports_used(text_out: str, lines: list[str], tree: ast.Module, dropped: li
             continue
         names = [(a.asname or a.name).split(".")[0] for a in n.names]
         a, b = n.lineno - 1, (n.end_lineno or n.lineno)
-        # a name counts as used when it appears outside the import itself
-        if any(nm == "*" or nm in used and _uses_elsewhere(text_out, nm, "".join(lines[a:b])) for nm in names):
+        # a name counts as used when it appears outside the import itself (not as an attribute: ".os")
+        if any(nm == "*" or used[nm] > _NAME.findall("".join(lines[a:b])).count(nm) for nm in names):
             continue
         gone.update(range(a, b))
         dropped.append(("unused_import", f"line {a + 1}", "".join(lines[a:b])))
     return gone
-
-
-def _uses_elsewhere(text: str, name: str, import_text: str) -> bool:
-    pat = re.compile(r"(?<![\w.])" + re.escape(name) + r"(?!\w)")
-    return len(pat.findall(text)) > len(pat.findall(import_text))
 
 
 def reduce_python(text: str, query: Query, *, top_k: int, min_score: float, min_items: int) -> CodeOutcome | None:
