@@ -85,6 +85,14 @@ def test_json_wide_object_keeps_what_names_a_nested_object_it_leaves_out() -> No
     assert any(d[1] == 'key "user": nested object, 5 keys' and "repos_url" in d[2] for d in r.dropped)
 
 
+def test_json_wide_map_of_named_objects_keeps_at_most_max_keys() -> None:
+    # a map of 5,000 entities, each named: the named stand-ins share the max_keys room, they do not all stay
+    doc = json.dumps({f"key{i}": {"name": f"n{i}", "v": i, "w": "abc"} for i in range(5000)})
+    out = json.loads(reduce_text(doc, "What is the v of n17?").text)
+    assert out["key17"] == {"name": "n17", "v": 17, "w": "abc"}
+    assert len(out) == Options().max_keys + 1 and out[ELLIPSIS] == f"{5000 - Options().max_keys} keys dropped"
+
+
 def test_json_nested_values_stay_when_the_question_reaches_nothing() -> None:
     doc = json.dumps({"data": {"a": {"x": 1, "y": 2}, "b": [1, 2, 3]}, "meta": {"page": 1}})
     r = reduce_text(doc, "What colour is the sky?")

@@ -20,6 +20,7 @@ adversarial nesting costs linear time and no recursion error.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -370,18 +371,21 @@ class _Reducer:
             kept = set(sel.keep)
             qt = set(self.query.terms)
             kept.update(i for i, (k, _) in enumerate(pairs) if qt & set(terms(k)))  # a key the query names
-            # then short scalars (ids, names, counts, flags) in order, up to max_keys keys in all
+            # then, up to max_keys keys in all: nested objects that a key of theirs names, as that key
+            # alone ("user": {"login": ...}: who or what the object is about), and short scalars (ids,
+            # names, counts, flags), each in order
             room = self.max_keys - len(kept)
+            named = set(itertools.islice((i for i, (_, v) in enumerate(pairs) if i not in kept and isinstance(v, _Obj) and self.identity(v)), max(0, room)))
+            kept |= named
+            room -= len(named)
             for i, (_, v) in enumerate(pairs):
                 if room <= 0:
                     break
                 if i not in kept and isinstance(v, _Scalar) and len(v.raw) <= 40:
                     kept.add(i)
                     room -= 1
-            # a nested object left out still says what it is, when a key of it names it ("user": {"login": ...})
-            named = {i for i, (_, v) in enumerate(pairs) if i not in kept and isinstance(v, _Obj) and self.identity(v)}
-            keep = sorted(kept | named)
-            drop = [i for i in range(len(pairs)) if i not in kept and i not in named]
+            keep = sorted(kept)
+            drop = [i for i in range(len(pairs)) if i not in kept]
         else:
             named = set()
         stub = (self.unreached(pairs, keep) if depth < NEST_DEPTH else set()) | named
