@@ -13,7 +13,8 @@ of the chunk text (each sample is one chunk):
   parsed output's keys and values (markers left out), so an escaped ``\n`` is a newline;
   code: the gold function's whole source is in the output; logs: every gold line
   (all error/warning lines for ``errors``; the lines naming the id for ``identifier``)
-  is an output line;
+  is an output line; a FeTaQA question (``gold_all``): every highlighted cell, each judged
+  as a table answer; a value nested in an API object (``path``): still at its path;
 * JSON: share of outputs that parse; p50 / p95 ms of ``pipeline.run`` and of the
   reduce_structured stage alone; p50 on the samples of 8k-12k tokens;
 * ``--pipeline structured`` runs ReduceStructured + CompressDocuments alone: StripHTML
@@ -63,7 +64,14 @@ def _strip_markers(text: str) -> str:
     return _SEPARATOR.sub(" ", _MARKER.sub(" ", text))
 
 
+def cell_recall(sample: dict[str, Any], out: str) -> float:
+    """The share of a ``gold_all`` sample's evidence cells that ``out`` keeps."""
+    return sum(kept({**sample, "gold": [g], "gold_all": False}, out) for g in sample["gold"]) / len(sample["gold"])
+
+
 def kept(sample: dict[str, Any], out: str) -> bool:
+    if sample.get("gold_all"):  # evidence cells (FeTaQA): every one of them, each judged as an answer
+        return all(kept({**sample, "gold": [g], "gold_all": False}, out) for g in sample["gold"])
     kind = sample["type"]
     if kind == "code":
         return all(g in out for g in sample["gold"])
@@ -171,7 +179,7 @@ def run(samples: list[dict[str, Any]], pipeline: str = "default") -> dict[str, A
         before, after = count(s["text"]), count(out)
         peer = bm25_lines(s, after, count)
         for key in (f"{s['type']}", f"{s['type']}/{s['qkind']}", f"{s['type']}/{s['qkind']}/{s['format']}"):
-            row = rows.setdefault(key, {"before": 0, "after": 0, "peer_after": 0, "kept": [], "peer_kept": [], "ms": [], "stage_ms": [], "ms_10k": [], "parses": [], "peer_parses": []})
+            row = rows.setdefault(key, {"before": 0, "after": 0, "peer_after": 0, "kept": [], "peer_kept": [], "ms": [], "stage_ms": [], "ms_10k": [], "parses": [], "peer_parses": [], "cells": [], "peer_cells": []})
             row["before"] += before
             row["after"] += after
             row["peer_after"] += count(peer)
@@ -182,6 +190,9 @@ def run(samples: list[dict[str, Any]], pipeline: str = "default") -> dict[str, A
             row["stage_ms"].append(stage_ms)
             if 8000 <= before <= 12000:
                 row["ms_10k"].append(ms)
+            if s.get("gold_all"):  # the share of the evidence cells kept, beside "all of them"
+                row["cells"].append(cell_recall(s, out))
+                row["peer_cells"].append(cell_recall(s, peer))
             if s["type"] == "json":
                 row["parses"].append(float(_parses(out)))
                 row["peer_parses"].append(float(_parses(peer)))
@@ -206,6 +217,9 @@ def run(samples: list[dict[str, Any]], pipeline: str = "default") -> dict[str, A
             "p50_ms_8k_12k_tokens": round(statistics.median(row["ms_10k"]), 2) if row["ms_10k"] else None,
             "samples_8k_12k_tokens": len(row["ms_10k"]),
         }
+        if row["cells"]:
+            table[key]["evidence_cells_kept"] = round(statistics.mean(row["cells"]), 4)
+            table[key]["peer_bm25_lines"]["evidence_cells_kept"] = round(statistics.mean(row["peer_cells"]), 4)
         if row["parses"]:
             table[key]["json_parses"] = round(sum(row["parses"]) / len(row["parses"]), 4)
             table[key]["peer_json_parses"] = round(sum(row["peer_parses"]) / len(row["peer_parses"]), 4)
@@ -222,6 +236,8 @@ def _print(table: dict[str, Any]) -> None:
         pk = f"{p['mean'] * 100:.1f}% [{p['low'] * 100:.1f}, {p['high'] * 100:.1f}]" if p["n"] else "n/a"
         ten = f"{row['p50_ms_8k_12k_tokens']:.1f}" if row["p50_ms_8k_12k_tokens"] is not None else "-"
         print(f"{key:<34}{row['samples']:>5}{row['ratio']:>7.2f}x  {ak:<28}{row['peer_bm25_lines']['ratio']:>10.2f}x  {pk:<24}{row['p50_ms']:>8.1f}{row['stage_p50_ms']:>7.1f}{ten:>7}")
+        if "evidence_cells_kept" in row:
+            print(f"{'':<34}evidence cells kept: tokenslim {row['evidence_cells_kept'] * 100:.1f}%, peer {row['peer_bm25_lines']['evidence_cells_kept'] * 100:.1f}%")
         if "json_parses" in row:
             print(f"{'':<34}JSON parses: tokenslim {row['json_parses'] * 100:.1f}%, peer {row['peer_json_parses'] * 100:.1f}%")
 

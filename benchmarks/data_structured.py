@@ -4,7 +4,9 @@ Nothing fetched is committed (project rule); this script turns local copies into
 cache of JSON Lines that ``benchmarks/bench_structured.py`` reads. Sources:
 
 * tables: WikiTableQuestions (https://github.com/ppasupat/WikiTableQuestions, CC BY-SA 4.0):
-  ``csv/*/*.csv`` tables and the ``data/pristine-unseen-tables.tsv`` questions;
+  ``csv/*/*.csv`` tables and the ``data/pristine-unseen-tables.tsv`` questions; apart, with
+  ``--fetaqa``: FeTaQA's test questions (https://github.com/Yale-LILY/FeTaQA, CC BY-SA 4.0),
+  ``data/fetaQA-v1_test.jsonl``, judged by their highlighted cells;
 * JSON: the same tables as JSON records (a list of row objects, as a SQL or search
   tool returns them) and the recorded GitHub REST API responses of octokit/fixtures
   (https://github.com/octokit/fixtures, MIT), ``scenarios/api.github.com/*/normalized-fixture.json``,
@@ -18,6 +20,7 @@ seeded, so a rebuild gives the same samples.
 
 Usage::
 
+    python benchmarks/data_structured.py --fetaqa PATH --tables 300 --out ~/.cache/tokenslim/structured_fetaqa
     python benchmarks/data_structured.py --wtq PATH --octokit PATH --loghub PATH [--stdlib PATH]
         [--out DIR]   # default ~/.cache/tokenslim/structured
         [--skip-tables 150]  # the next 150 WTQ questions: a draw no rule was written after
@@ -123,6 +126,34 @@ def tables(src: Source, rng: random.Random, limit: int, skip: int = 0) -> Iterat
         for fmt, text in (("csv", src.read(ctx)), ("markdown", _markdown(rows)), ("json_records", _records(rows))):
             kind = "json" if fmt == "json_records" else "table"
             yield {"id": f"lookup:{ctx}/{fmt}", "type": kind, "format": fmt, "qkind": "lookup", "query": q, "text": text, "gold": [gold], "source": ctx}
+
+
+def fetaqa(src: Source, limit: int, split: str = "test") -> Iterator[dict]:
+    """FeTaQA questions of ``split`` (https://github.com/Yale-LILY/FeTaQA, CC BY-SA 4.0: Wikipedia
+    tables from ToTTo, free-form questions) on tables of >= 20 rows, as CSV, markdown and JSON
+    records. The answer is a sentence, so the gold is the evidence: every highlighted cell of a
+    data row, all of which must still be there (``gold_all``). Misses are read on ``dev``; ``test``
+    is the yardstick."""
+    n = 0
+    for line in src.read(f"data/fetaQA-v1_{split}.jsonl").splitlines():
+        if n >= limit:
+            break
+        rec = json.loads(line)
+        rows = [[str(c) for c in r] for r in rec["table_array"]]
+        if len(rows) < 21 or len({len(r) for r in rows}) != 1 or len(rows[0]) < 2:
+            continue
+        gold = list(dict.fromkeys(rows[i][j] for i, j in rec["highlighted_cell_ids"] if 0 < i < len(rows) and j < len(rows[i]) and rows[i][j].strip()))
+        if not gold:
+            continue
+        n += 1
+        out = io.StringIO()
+        csv.writer(out, lineterminator="\n", quoting=csv.QUOTE_ALL).writerows(rows)  # quoted like WTQ's files
+        for fmt, text in (("csv", out.getvalue()), ("markdown", _markdown(rows)), ("json_records", _records(rows))):
+            kind = "json" if fmt == "json_records" else "table"
+            yield {
+                "id": f"fetaqa:{rec['feta_id']}/{fmt}", "type": kind, "format": fmt, "qkind": "fetaqa", "query": rec["question"],
+                "text": text, "gold": gold, "gold_all": True, "source": f"{rec['table_page_title']}: {rec['table_section_title']}",
+            }
 
 
 def lookup_question(rows: list[list[str]], rng: random.Random) -> tuple[str, str] | None:
@@ -276,24 +307,31 @@ def code(root: Path, rng: random.Random, limit: int) -> Iterator[dict]:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--wtq", required=True)
-    ap.add_argument("--octokit", required=True)
-    ap.add_argument("--loghub", required=True)
+    ap.add_argument("--wtq")
+    ap.add_argument("--octokit")
+    ap.add_argument("--loghub")
+    ap.add_argument("--fetaqa", help="a FeTaQA checkout: build its draw alone (with --out, e.g. ~/.cache/tokenslim/structured_fetaqa)")
+    ap.add_argument("--fetaqa-split", default="test", choices=("dev", "test"), help="FeTaQA split (dev: for reading misses)")
     ap.add_argument("--stdlib", default=sysconfig.get_paths()["stdlib"])
     ap.add_argument("--out", default=str(DEFAULT_OUT))
-    ap.add_argument("--tables", type=int, default=150, help="WTQ questions kept")
+    ap.add_argument("--tables", type=int, default=150, help="WTQ (or FeTaQA) questions kept")
     ap.add_argument("--skip-tables", type=int, default=0, help="WTQ questions passed over first (a fresh draw: 150)")
     ap.add_argument("--modules", type=int, default=60, help="stdlib modules used")
     ap.add_argument("--window", type=int, default=400, help="log lines per sample")
     args = ap.parse_args(argv)
+    if not args.fetaqa and not (args.wtq and args.octokit and args.loghub):
+        ap.error("give --wtq, --octokit and --loghub, or --fetaqa")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    rng = random.Random(SEED)
-    samples = list(tables(Source(args.wtq), rng, args.tables, args.skip_tables))
-    samples += list(api_json(Source(args.octokit), rng))
-    samples += list(logs(Source(args.loghub), rng, args.window))
-    samples += list(code(Path(args.stdlib), rng, args.modules))
-    samples += list(nested_json(Source(args.octokit)))
+    if args.fetaqa:
+        samples = list(fetaqa(Source(args.fetaqa), args.tables, args.fetaqa_split))
+    else:
+        rng = random.Random(SEED)
+        samples = list(tables(Source(args.wtq), rng, args.tables, args.skip_tables))
+        samples += list(api_json(Source(args.octokit), rng))
+        samples += list(logs(Source(args.loghub), rng, args.window))
+        samples += list(code(Path(args.stdlib), rng, args.modules))
+        samples += list(nested_json(Source(args.octokit)))
     path = out / "samples.jsonl.gz"
     with gzip.open(path, "wt", encoding="utf-8") as f:
         for s in samples:

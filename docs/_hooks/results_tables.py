@@ -311,6 +311,9 @@ _STRUCTURED = {  # bench_structured.py's "type/questions" keys, in the order sho
     "table/wtq": "tables, WikiTableQuestions",
     "json/lookup": "JSON, lookup (API responses + records)",
     "json/wtq": "JSON records, WikiTableQuestions",
+    "json/nested": "JSON, a value nested in an API object",
+    "table/fetaqa": "tables, FeTaQA (every evidence cell)",
+    "json/fetaqa": "JSON records, FeTaQA (every evidence cell)",
     "code/named": "code, function named",
     "code/described": "code, function described",
     "log/errors": "logs, every error line",
@@ -342,6 +345,10 @@ def structured(path: str) -> str:
     out = [_source(d.get("command"), path), "",
            _table(["type / questions", "n", "ratio", "answer kept [95% CI]", "BM25 lines, same tokens",
                    "p50 ms (stage)", "p50 ms, 8k-12k-token inputs"], rows, "lrrrrrr"), ""]
+    for k, r in res.items():
+        if "/" not in k and r.get("evidence_cells_kept") is not None:
+            out += [f"{k}: evidence cells kept {100 * r['evidence_cells_kept']:.1f}% "
+                    f"(BM25 lines: {100 * r['peer_bm25_lines']['evidence_cells_kept']:.1f}%).", ""]
     parses = [(k, r) for k, r in res.items() if "/" not in k and r.get("json_parses") is not None]
     for k, r in parses:
         out += [f"Reduced JSON that parses: {100 * r['json_parses']:.1f}% of {r['samples']} samples "

@@ -51,3 +51,21 @@ def test_a_nested_answer_counts_only_at_its_path() -> None:
     moved = json.dumps([{"title": "Test issue 2", "user": {"login": "user-9", "…": "2 keys dropped"}}, {"title": "Test issue 3", "user": {"login": "user-2"}}, {"login": "user-2"}])
     assert not bench.kept(sample, moved)
     assert not bench.kept(sample, "not json")
+
+
+def test_fetaqa_questions_need_every_highlighted_cell(tmp_path: Path) -> None:
+    data = _load("data_structured")
+    bench = _load("bench_structured")
+    rows = [["Year", "Title", "Role"]] + [[str(2000 + i), f"Show {i}", f"Role {i}"] for i in range(25)]
+    rec = {"feta_id": 7, "table_array": rows, "highlighted_cell_ids": [[0, 0], [10, 1], [10, 2], [11, 1]], "question": "What did she play in 2009?",
+           "table_page_title": "Someone", "table_section_title": "Television"}
+    small = {**rec, "feta_id": 8, "table_array": rows[:10]}  # under 20 rows: not drawn
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "fetaQA-v1_test.jsonl").write_text(json.dumps(small) + "\n" + json.dumps(rec) + "\n")
+    samples = list(data.fetaqa(data.Source(str(tmp_path)), 10))
+    assert [s["format"] for s in samples] == ["csv", "markdown", "json_records"]
+    s = samples[0]
+    assert s["gold"] == ["Show 9", "Role 9", "Show 10"] and s["gold_all"]  # the header cell is always kept
+    assert bench.kept(s, s["text"]) and bench.cell_recall(s, s["text"]) == 1.0
+    one_row = "\n".join(s["text"].splitlines()[:1] + [line for line in s["text"].splitlines() if "Show 9" in line])
+    assert not bench.kept(s, one_row) and bench.cell_recall(s, one_row) == 2 / 3

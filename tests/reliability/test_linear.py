@@ -25,7 +25,7 @@ pytestmark = pytest.mark.slow
 
 # CI sizes: large enough that a quadratic path would dominate the fixed cost of a run, and past the
 # sizes where caches bend the curve on some CPUs (on an AMD EPYC, style_attribute measured exponents
-# of 1.3-1.6 from 80,000 to 160,000 characters and 1.1-1.25 from 240,000 up)
+# of 1.3-1.6 from 80,000 to 160,000 characters and 1.1-1.25 from 240,000 up, collector on)
 CI_N = {
     "many_chunks": 2_000,
     "shared_title": 2_000,
@@ -56,7 +56,9 @@ def warm() -> None:
 @pytest.mark.parametrize("name", sorted(CI_N))
 def test_growth_from_n_to_2n_is_near_linear(name: str) -> None:
     assert set(CI_N) == set(SHAPES)
-    g = growth(SHAPES[name], CI_N[name], repeats=5)
+    # the algorithms' growth: the cyclic collector bends the curve by itself (see run_request), and on a
+    # CI machine sharing its 2 cores with the model servers it turned 1.2 into 2.4 once
+    g = growth(SHAPES[name], CI_N[name], repeats=5, collector=False)
     assert g.cpu_exponent <= 1.5, f"{name}: CPU t({CI_N[name]})={g.cpu_n:.3f} s, t(2n)={g.cpu_2n:.3f} s, exponent {g.cpu_exponent:.2f}"
 
 

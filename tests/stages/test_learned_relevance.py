@@ -270,6 +270,18 @@ def test_exported_trees_give_scikit_learns_probabilities() -> None:
     assert trees(x[:0]).shape == (0,)
 
 
+def test_the_tree_walk_in_blocks_equals_one_row_at_a_time() -> None:
+    """Rows go through the trees in blocks (the CPU caches); the blocks' seams change nothing."""
+    from tokenslim._internal.scorer import _BLOCK, Trees, load_model
+
+    trees = load_model().first
+    assert isinstance(trees, Trees)
+    x = np.random.default_rng(1).random((2 * _BLOCK + 3, len(load_model().features)))
+    whole = trees(x)
+    assert whole.shape == (len(x),)
+    assert np.array_equal(whole, np.concatenate([trees(x[i : i + 1]) for i in range(len(x))]))
+
+
 def test_soft_cover_matches_a_question_word_written_otherwise(monkeypatch) -> None:
     """A sentence that answers in other words ("married" for "spouse") covers more of the question than one that
     shares none of its meaning; the same word still counts fully."""

@@ -56,6 +56,9 @@ class Net:
         return out
 
 
+_BLOCK = 512  # rows walked through the trees at once (see Trees.__call__)
+
+
 @dataclass(frozen=True)
 class Trees:
     """A sum of regression trees + a logistic output (scikit-learn's HistGradientBoostingClassifier, exported).
@@ -78,6 +81,16 @@ class Trees:
 
         if x.shape[0] == 0:
             return np.zeros(0)
+        # rows in blocks: a (rows x trees) walk over 10,000 sentences outgrows the CPU caches, and
+        # its time then grew faster than the rows (1,000 -> 2,000 chunks: x3.1)
+        raw = np.concatenate([self._raw(x[i : i + _BLOCK]) for i in range(0, x.shape[0], _BLOCK)])
+        out: np.ndarray = 1.0 / (1.0 + np.exp(-np.clip(raw, -30.0, 30.0)))
+        return out
+
+    def _raw(self, x: "np.ndarray") -> "np.ndarray":
+        """The log-odds of each row of ``x``."""
+        import numpy as np
+
         n_trees = self.feature.shape[0]
         tree = np.arange(n_trees)[None, :]
         rows = np.arange(x.shape[0])[:, None]
@@ -85,9 +98,8 @@ class Trees:
         for _ in range(self.depth):
             go_left = x[rows, self.feature[tree, node]] <= self.threshold[tree, node]
             node = np.where(go_left, self.left[tree, node], self.right[tree, node])
-        raw = self.baseline + self.value[tree, node].sum(axis=1)
-        out: np.ndarray = 1.0 / (1.0 + np.exp(-np.clip(raw, -30.0, 30.0)))
-        return out
+        raw: np.ndarray = self.baseline + self.value[tree, node].sum(axis=1)
+        return raw
 
 
 @dataclass(frozen=True)
