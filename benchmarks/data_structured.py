@@ -98,14 +98,15 @@ def tables(src: Source, rng: random.Random, limit: int, skip: int = 0) -> Iterat
         if ctx not in cache:
             try:
                 text = src.read(ctx)
-                rows = list(csv.reader(io.StringIO(text)))
+                read = list(csv.reader(io.StringIO(text)))
             except Exception:  # noqa: BLE001 - a missing table is skipped
-                rows = []
-            ok = len(rows) >= 21 and len({len(r) for r in rows}) == 1 and len(rows[0]) >= 2
-            cache[ctx] = rows if ok else None
-        rows = cache[ctx]
-        if rows is None or "|" in target:
+                read = []
+            ok = len(read) >= 21 and len({len(r) for r in read}) == 1 and len(read[0]) >= 2
+            cache[ctx] = read if ok else None
+        table = cache[ctx]
+        if table is None or "|" in target:
             continue
+        rows = table
         cells = [_norm(c) for r in rows[1:] for c in r]
         if _norm(target) not in cells:
             continue  # counts, sums, comparisons: not extractable
