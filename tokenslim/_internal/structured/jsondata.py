@@ -14,6 +14,12 @@ A question that compares or counts items ("which ... had the most ...?", see
 objects of one shape (table rows as records) keeps every item and drops the keys it does
 not need from each, with one ``"… 4 keys dropped from every item: ..."`` marker.
 
+Nested values: an object's nested objects and arrays that the question does not reach while
+it reaches the object (``_Reducer.unreached``: "What is the html_url of Test issue 8?" needs
+the issue's fields, not its ``user``) become a marker of their own type, ``["… 3 items
+dropped"]`` or ``{"login": "octocat", "…": "17 keys dropped"}`` (an object keeps its
+:data:`IDENTITY_KEYS`).
+
 Depth: arrays nested deeper than ``MAX_DEPTH`` are kept as their original text, so
 adversarial nesting costs linear time and no recursion error.
 """
@@ -158,13 +164,13 @@ def _text(raw: str) -> str:
     return raw[1:-1] if "\\" not in raw else str(json.loads(raw))
 
 
-def _alike(words: list[str], query_terms: tuple[str, ...]) -> bool:
-    """Whether a word and a query term have word vectors at least :data:`KEY_SIMILARITY` alike."""
+def _alike(key_terms: list[str], query_terms: tuple[str, ...]) -> bool:
+    """Whether a key's term and a query term have word vectors at least :data:`KEY_SIMILARITY` alike."""
     table = word_vectors()
-    if table is None or not words or not query_terms:
+    if table is None or not key_terms or not query_terms:
         return False
     index, rows = table
-    a = [index[w] for w in words if w in index]
+    a = [index[w] for w in key_terms if w in index]
     b = [index[t] for t in query_terms if t in index]
     if not a or not b:
         return False
@@ -313,17 +319,18 @@ class _Reducer:
     def names(self, key: str) -> bool:
         """Whether the query names ``key`` by one of its words: a common prefix of at least 5
         letters that falls at most 1 letter short of the shorter word ("assigned" and
-        ``assignee``, not "created" and ``creator``), or word vectors at least :data:`KEY_SIMILARITY` alike ("owns" and
-        ``owner``, "cost" and ``price``; :func:`~tokenslim._internal.lang.word_vectors`)."""
+        ``assignee``, not "created" and ``creator``), or word vectors at least
+        :data:`KEY_SIMILARITY` alike ("owns" and ``owner``, "cost" and ``price``;
+        :func:`~tokenslim._internal.lang.word_vectors`)."""
         known = self.named.get(key)
         if known is not None:
             return known
-        words = terms(_text(key))
+        key_terms = terms(_text(key))
         known = any(
             (common := len(os.path.commonprefix([w, t]))) >= 5 and common >= min(len(w), len(t)) - 1
-            for w in words
+            for w in key_terms
             for t in self.query.terms
-        ) or _alike(words, self.query.terms)
+        ) or _alike(key_terms, self.query.terms)
         self.named[key] = known
         return known
 
