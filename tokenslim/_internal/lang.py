@@ -13,12 +13,12 @@ import functools
 import json
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["words", "phrases_pattern", "word_vectors", "vectors_path", "LANGUAGE"]
+__all__ = ["words", "phrases_pattern", "word_vectors", "best_similarity", "vectors_path", "LANGUAGE"]
 
 LANGUAGE = "en"
 _DIR = Path(__file__).with_name("lang")
@@ -60,3 +60,22 @@ def word_vectors(language: str = LANGUAGE) -> "tuple[dict[str, int], np.ndarray]
         keys = [str(k) for k in data["keys"]]
         rows = np.asarray(data["vectors"])
     return {k: i for i, k in enumerate(keys)}, rows
+
+
+def best_similarity(a: "Sequence[str]", b: "Sequence[str]", language: str = LANGUAGE) -> float:
+    """The best word-vector cosine between a term of ``a`` and one of ``b`` (:func:`word_vectors`):
+    1 for a shared term, at least 0, and 0 for a language without vectors or terms without one."""
+    if not a or not b:
+        return 0.0
+    if not set(a).isdisjoint(b):
+        return 1.0
+    table = word_vectors(language)
+    if table is None:
+        return 0.0
+    index, rows = table
+    ia = [index[w] for w in a if w in index]
+    ib = [index[w] for w in b if w in index]
+    if not ia or not ib:
+        return 0.0
+    cos = rows[ia].astype("float32") @ rows[ib].astype("float32").T
+    return max(0.0, float(cos.max()))

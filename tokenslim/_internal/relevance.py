@@ -160,14 +160,15 @@ def term_cues(query_terms: Iterable[str]) -> set[str]:
     return {t[:-1] if t.endswith("y") and len(t) > 1 else t for t in query_terms}
 
 
-def holds_any(query_terms: Sequence[str], text: str) -> bool:
+def holds_any(query_terms: Sequence[str], text: str, cues: Iterable[str] | None = None) -> bool:
     """Whether :func:`terms` of ``text`` shares a term with ``query_terms``, with ``terms`` read only
-    on the lines that contain a cue of one (:func:`term_cues`; a word never spans lines): on a long
-    text, a substring test instead of tokenizing it all."""
+    on the lines that contain a cue of one (:func:`term_cues`, or ``cues`` when the caller holds
+    them already; a word never spans lines): on a long text or many short ones, a substring test
+    instead of tokenizing them all."""
     wanted = set(query_terms)
     if not wanted:
         return False
-    cues = term_cues(wanted)
+    cues = term_cues(wanted) if cues is None else cues
     lines = [ln for ln in fold(text).split("\n") if any(c in ln for c in cues)]
     return bool(lines) and not wanted.isdisjoint(terms("\n".join(lines)))
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from tokenslim._internal.lang import phrases_pattern, words
-from tokenslim._internal.relevance import bm25_scores, fold, term_cues, terms
+from tokenslim._internal.relevance import bm25_scores, holds_any, term_cues, terms
 
 __all__ = ["Query", "Selection", "select", "ELLIPSIS", "AGGREGATE_WORDS", "ORDER_WORDS"]
 
@@ -87,16 +87,14 @@ class Query:
         return Query(self.text, found, tuple(i for i, _ in kept), tuple(p for _, p in kept), tuple(sorted(term_cues(found))))
 
     def holds_term(self, text: str) -> bool:
-        """Whether ``text`` holds a term of the query (by :func:`~tokenslim._internal.relevance.terms`).
-        ``terms()`` runs only on a text whose folded form contains a cue, so a table's thousands of
-        cells are mostly skipped by a substring test."""
+        """Whether ``text`` holds a term of the query (:func:`~tokenslim._internal.relevance.holds_any`:
+        ``terms()`` runs only where the folded text contains a cue, so a table's thousands of cells
+        are mostly skipped by a substring test), remembered per text."""
         if not self.cues:
             return False
         known = self.seen.get(text)
         if known is None:
-            low = fold(text)
-            known = any(c in low for c in self.cues) and not set(self.terms).isdisjoint(terms(text))
-            self.seen[text] = known
+            known = self.seen[text] = holds_any(self.terms, text, self.cues)
         return known
 
     def aggregates(self, units: Sequence[str]) -> bool:

@@ -33,7 +33,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Union
 
-from tokenslim._internal.lang import word_vectors, words
+from tokenslim._internal.lang import best_similarity, words
 from tokenslim._internal.relevance import terms
 from tokenslim._internal.structured._select import ELLIPSIS, Query, Selection, select
 from tokenslim._internal.structured.learned import model_decision, rule_decision
@@ -164,19 +164,6 @@ def _text(raw: str) -> str:
     return raw[1:-1] if "\\" not in raw else str(json.loads(raw))
 
 
-def _alike(key_terms: list[str], query_terms: tuple[str, ...]) -> bool:
-    """Whether a key's term and a query term have word vectors at least :data:`KEY_SIMILARITY` alike."""
-    table = word_vectors()
-    if table is None or not key_terms or not query_terms:
-        return False
-    index, rows = table
-    a = [index[w] for w in key_terms if w in index]
-    b = [index[t] for t in query_terms if t in index]
-    if not a or not b:
-        return False
-    return bool((rows[a].astype("float32") @ rows[b].astype("float32").T).max() >= KEY_SIMILARITY)
-
-
 class _Reducer:
     def __init__(self, text: str, query: Query, *, top_k: int, min_score: float, min_items: int, max_keys: int) -> None:
         self.text = text
@@ -190,6 +177,10 @@ class _Reducer:
 
     def raw(self, node: _Node) -> str:
         return node.raw if isinstance(node, _Scalar) else self.text[node.start : node.end]
+
+    def plain(self, node: _Node) -> str:
+        """A value as a reader reads it: a string's text, anything else as written."""
+        return _text(node.raw) if isinstance(node, _Scalar) and node.raw.startswith('"') else self.raw(node)
 
     def out(self, node: _Node, depth: int, parts: list[str]) -> None:
         if isinstance(node, _Scalar):
@@ -224,7 +215,7 @@ class _Reducer:
         keys = [k for k, _ in items[0].pairs]  # type: ignore[union-attr]
         if any([k for k, _ in it.pairs] != keys for it in items):  # type: ignore[union-attr]
             return None
-        rows = [[_text(v.raw) if isinstance(v, _Scalar) and v.raw.startswith('"') else self.raw(v) for _, v in it.pairs] for it in items]  # type: ignore[union-attr]
+        rows = [[self.plain(v) for _, v in it.pairs] for it in items]  # type: ignore[union-attr]
         return [_text(k) for k in keys], rows
 
     def out_array(self, node: _Arr, depth: int, parts: list[str]) -> None:
@@ -303,7 +294,7 @@ class _Reducer:
         if not boxes:
             return set()
         reached = {i for i in boxes if self.names(pairs[i][0])}
-        scalars = [_text(pairs[i][0]) + " " + (_text(v.raw) if v.raw.startswith('"') else v.raw) for i in keep if isinstance(v := pairs[i][1], _Scalar)]
+        scalars = [_text(pairs[i][0]) + " " + self.plain(pairs[i][1]) for i in keep if isinstance(pairs[i][1], _Scalar)]
         held = {t for text in scalars if self.query.holds_term(text) for t in terms(text)} & set(self.query.terms)
         ids = {x for text in scalars for x in self.query.identifier_hits(text)}
         # a question that compares or counts ("which bridges carry the most traffic?") asks about
@@ -330,7 +321,7 @@ class _Reducer:
             (common := len(os.path.commonprefix([w, t]))) >= 5 and common >= min(len(w), len(t)) - 1
             for w in key_terms
             for t in self.query.terms
-        ) or _alike(key_terms, self.query.terms)
+        ) or best_similarity(key_terms, self.query.terms) >= KEY_SIMILARITY
         self.named[key] = known
         return known
 

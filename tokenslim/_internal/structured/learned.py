@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
 from tokenslim._internal.features import YEAR
-from tokenslim._internal.lang import phrases_pattern, word_vectors, words
+from tokenslim._internal.lang import best_similarity, phrases_pattern, words
 from tokenslim._internal.relevance import terms
 from tokenslim.errors import ConfigError
 
@@ -124,24 +124,6 @@ def _name_column(numeric: Sequence[float]) -> int | None:
     return next((j for j in range(1, len(numeric)) if numeric[j] < 0.5), None)
 
 
-def _soft(a: Sequence[str], b: Sequence[str]) -> float:
-    """Best cosine between a term of ``a`` and one of ``b`` (1 for a shared term, 0 without vectors)."""
-    if not a or not b:
-        return 0.0
-    if set(a) & set(b):
-        return 1.0
-    table = word_vectors()
-    if table is None:
-        return 0.0
-    index, rows = table
-    ia = [index[w] for w in a if w in index]
-    ib = [index[w] for w in b if w in index]
-    if not ia or not ib:
-        return 0.0
-    cos = rows[ia].astype("float32") @ rows[ib].astype("float32").T
-    return max(0.0, float(cos.max()))
-
-
 def column_features(query: "Query", header: Sequence[str], rows: Sequence[Sequence[str]]) -> "np.ndarray":
     """One row per column, in :data:`COLUMN_FEATURES` order. ``rows``: the table's body cells."""
     import numpy as np
@@ -165,7 +147,7 @@ def column_features(query: "Query", header: Sequence[str], rows: Sequence[Sequen
     numeric = _numeric_shares(rows, n)
     first_text = _name_column(numeric)
     header_terms = [terms(h) for h in header]
-    soft = [_soft(ht, q) for ht in header_terms]
+    soft = [best_similarity(ht, q) for ht in header_terms]
     rank = {j: r for r, j in enumerate(sorted(range(n), key=lambda j: (-soft[j], j)))}
     prefixes = {t[:5] for t in qset if len(t) >= 5}
     out = np.zeros((n, len(COLUMN_FEATURES)))
@@ -178,7 +160,7 @@ def column_features(query: "Query", header: Sequence[str], rows: Sequence[Sequen
             sum(t in qset for t in ht) / len(ht) if ht else 0.0,
             1.0 if any(t in qset or (len(t) >= 5 and t[:5] in prefixes) for t in ht) else 0.0,
             soft[j],
-            _soft(ht, head_terms),
+            best_similarity(ht, head_terms),
             1.0 / (1.0 + rank[j]),
             sum(hits) / m,
             1.0 if any(hits) else 0.0,
