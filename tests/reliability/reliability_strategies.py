@@ -153,6 +153,92 @@ html_bytes = st.one_of(
     ),
 )
 
+# -- structured strategies (tool output: JSON, tables, code, logs, YAML) ----------------------
+
+_cell = st.one_of(
+    st.sampled_from(["", "City7", "ord_00179f3a", "1,234", "-0", "1e308", "NaN", "a|b", 'x"y', "a,b", "\\|", "—", "2018–19"]),
+    st.text(alphabet=any_unicode, max_size=10),
+    st.integers(-(10**20), 10**20).map(str),
+)
+_json_value = st.recursive(
+    st.none() | st.booleans() | st.integers(-(10**30), 10**30) | st.floats(allow_nan=False) | _cell,
+    lambda kids: st.lists(kids, max_size=14) | st.dictionaries(_cell, kids, max_size=30),
+    max_leaves=120,
+)
+
+
+def _json_text(t: tuple[Any, int, bool, int]) -> str:
+    value, indent, ascii_only, cut = t
+    text = json.dumps(value, indent=indent or None, ensure_ascii=ascii_only)
+    return text[:cut] if cut else text
+
+
+def _markdown(head: list[str], cells: list[str], n: int) -> str:
+    rows = ["| " + " | ".join(cells[(i + j) % len(cells)] for j in range(len(head) - i % 2)) + " |" for i in range(n)]
+    return "| " + " | ".join(head) + " |\n|" + "---|" * len(head) + "\n" + "\n".join(rows)  # ragged rows
+
+
+def _delimited(cells: list[str], n: int, sep: str) -> str:
+    return "\n".join(sep.join(cells[(i * 3 + j) % len(cells)] for j in range(i % 5 + 1)) for i in range(n))
+
+
+_table = st.one_of(
+    st.builds(_markdown, st.lists(_cell, min_size=1, max_size=10), st.lists(_cell, min_size=1, max_size=30), st.integers(0, 60)),
+    st.builds(_delimited, st.lists(_cell, min_size=1, max_size=20), st.integers(0, 80), st.sampled_from([",", "\t", ";", " | "])),
+    st.builds(  # quoted CSV fields holding newlines and quotes
+        lambda cells, n: "name,note\n" + "\n".join(f'r{i},"{cells[i % len(cells)]}\n""x"", y"' for i in range(n)),
+        st.lists(_cell, min_size=1, max_size=10), st.integers(0, 40),
+    ),
+    st.builds(  # unclosed cells, a huge rowspan
+        lambda cells, n: "<table><tr><th>a</th><th>b</th></tr>" + "".join(
+            f"<tr><td>{cells[i % len(cells)]}</td><td rowspan=99>{i}" for i in range(n)),
+        st.lists(_cell, min_size=1, max_size=10), st.integers(0, 40),
+    ),
+)
+_CODE = [
+    'import os\nimport sys\n\n\ndef parse_header(line):\n    """Split a header."""\n    return line.split(":", 1)\n',
+    "class Cache:\n    def get(self, key):\n        return self.data[key]\n\n    def put(self, key, value):\n        self.data[key] = value\n",
+    "def broken(:\n    return (\n", "@decorator(\n", "async def f():\n    await g()\n", "lambda: (" * 50, 'x = """unterminated\n',
+    "function total(items) {\n  return items.reduce((a, b) => a + b, 0);\n}\n", "}}}}{{{{", "#include <stdio.h>\nint main(){return 0;}\n",
+    "    def indented_first(self):\n        pass\n", "def f(\u00e9, \u0627):\n    return \u00e9\n", "\t\tmixed\n  tabs\n",
+]
+_code = st.builds(
+    lambda parts, n, fence: (f"```{fence}\n" if fence is not None else "") + "\n".join(parts * n) + ("\n```" if fence else ""),
+    st.lists(st.one_of(st.sampled_from(_CODE), st.text(alphabet=any_unicode, max_size=40)), min_size=1, max_size=8),
+    st.integers(1, 12),
+    st.sampled_from([None, "python", "py", "js", "", "c", "rust", "python3 extra", "```"]),
+)
+_LEVELS = ["INFO", "WARN", "ERROR", "DEBUG", "FATAL", "E", "[error]", "Traceback (most recent call last):", '  File "x.py", line 1', ""]
+_logs = st.builds(
+    lambda n, ws, levels: "\n".join(
+        f"2024-01-0{i % 9 + 1} 12:{i % 60:02d}:00 {levels[i % len(levels)]} blk_{i % 7} {ws[i % len(ws)]}" for i in range(n)),
+    st.integers(0, 400),
+    st.lists(words, min_size=1, max_size=20),
+    st.lists(st.sampled_from(_LEVELS), min_size=1, max_size=6),
+)
+_YAML = [
+    "key: value", "- item", "- name: svc-007\n  port: 80", "anchor: &a [1, 2]", "alias: *a", "tag: !!python/object/apply:os.system ['x']",
+    "---", "...", "multi: |\n  line\n  line", "  bad indent: [", "\tkey: tab", "? complex key\n: value", "k: {a: 1, b: [}",
+    "lol: &l [*a, *a, *a, *a, *a, *a, *a, *a, *a]",
+]
+_yaml = st.builds(lambda parts, n: "\n".join(parts * n), st.lists(st.sampled_from(_YAML), min_size=1, max_size=10), st.integers(1, 30))
+
+structured_text = st.one_of(
+    st.tuples(_json_value, st.sampled_from([0, 0, 1, 2]), st.booleans(), st.sampled_from([0, 0, 0, 1, 7, 200])).map(_json_text),
+    st.lists(st.tuples(_json_value, st.just(0), st.booleans(), st.just(0)).map(_json_text), max_size=40).map("\n".join),
+    st.sampled_from(["[" * 5000 + "]" * 5000, '{"a":' * 3000 + "1" + "}" * 3000, '{"a": 1, "a": 2}', "\ufeff[1, 2]",
+                     "[1, 2,]", '{"x": NaN, "y": Infinity}', '{"x": 1} {"y": 2}', "[1e999999]", '"just a string"']),
+    _table,
+    _code,
+    _logs,
+    _yaml,
+    st.tuples(st.sampled_from(_PARAS), _table, _code).map(lambda t: f"{t[0]}\n\n{t[1]}\n\n{t[2]}\n\n{t[0]}"),  # a mixed document
+)
+"""Tool output as agents send it, well formed or not: JSON (truncated, NaN, duplicate keys, 5,000 deep), JSON
+Lines, markdown/CSV/TSV/HTML tables with ragged rows and quoted newlines, code that does not parse, logs, YAML with
+anchors and tags, and prose mixing a table and a code block."""
+
+
 # -- request strategies ---------------------------------------------------------------
 
 _bad_value = st.sampled_from([None, 0, 1.5, float("nan"), b"\xff\xfe", ["x"], {"a": 1}, object(), True])
@@ -231,6 +317,18 @@ def requests(draw: Callable[..., Any], html: bool = False) -> dict[str, Any]:
     return req
 
 
+@st.composite
+def structured_requests(draw: Callable[..., Any]) -> dict[str, Any]:
+    """One request whose chunks and tool messages are :data:`structured_text`, with a question about them."""
+    chunks = draw(st.lists(_chunk_item(structured_text), max_size=4))
+    tool = st.builds(lambda c, r: {"role": r, "content": c}, structured_text, st.sampled_from(["tool", "function", "assistant"]))
+    history = draw(st.one_of(st.none(), st.lists(st.one_of(tool, _messages()), max_size=5)))
+    questions = ["What is the population of City7?", "status of ord_00179f3a", "What does parse_header return?",
+                 "Which errors mention blk_3?", "How many rows are there?", "port of svc-007"]
+    query = draw(_rarely(st.one_of(st.sampled_from(questions), fuzzy_text), _bad_value, 8))
+    return {"query": query, "chunks": chunks, "history": history, "system_prompt": None}
+
+
 def _stage_params(name: str) -> st.SearchStrategy[dict[str, Any]]:
     """Valid parameter variations per stage (the defaults most of the time)."""
     ints = st.integers
@@ -254,6 +352,10 @@ def _stage_params(name: str) -> st.SearchStrategy[dict[str, Any]]:
         "summarize_conversation": st.fixed_dictionaries({"keep_last": ints(0, 6), "min_turns_to_fold": ints(1, 3)}),
         "budget": st.fixed_dictionaries({"max_tokens": ints(1, 3000), "reserve_output_tokens": st.just(0)}),
         "reorder": st.fixed_dictionaries({"order": st.sampled_from(["score", "original", "lost_in_the_middle", "stable_prefix"])}),
+        "reduce_structured": st.fixed_dictionaries(
+            {"min_tokens": st.sampled_from([0, 20, 200]), "min_items": ints(1, 8), "top_k": ints(1, 6), "max_keys": ints(1, 24),
+             "max_columns": ints(1, 8)}
+        ),
     }
     return st.one_of(st.just({}), options[name]) if name != "budget" else options[name]
 
@@ -266,6 +368,7 @@ _CLASSES = {
     "summarize_conversation": "SummarizeConversation",
     "budget": "Budget",
     "reorder": "Reorder",
+    "reduce_structured": "ReduceStructured",
 }
 
 # -- invariants -------------------------------------------------------------------------
@@ -300,6 +403,32 @@ def _check_result(result: Result, before: Result, input_ids: list[str]) -> None:
     )
 
 
+def _parses(text: str) -> bool:
+    try:
+        json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
+def _check_structured(result: Result, before: Result) -> None:
+    """ReduceStructured's own promises: every shortened chunk or message has its drop record, and
+    JSON that parsed still parses."""
+    originals = {c.id: c.text for c in before.chunks}
+    recorded = {d.chunk_id for d in result.drops if d.reason == "structured_reduced"}
+    for c in result.chunks:
+        old = originals[c.id]
+        if c.text != old:
+            assert c.id in recorded, f"chunk {c.id} shortened without a drop record"
+            assert not _parses(old) or _parses(c.text), f"chunk {c.id}: JSON that parsed no longer does: {c.text[:300]!r}"
+    changed = sum(1 for a, b in zip(before.history, result.history) if a.get("content") != b.get("content"))
+    texts = sum(1 for d in result.drops if d.reason == "structured_reduced" and d.chunk_id is None)
+    assert changed == texts, f"{changed} history messages shortened, {texts} drop records"
+    for a, b in zip(before.history, result.history):
+        if a.get("content") != b.get("content") and isinstance(a.get("content"), str) and _parses(a["content"]):
+            assert _parses(b["content"]), f"a {a.get('role')} message's JSON no longer parses: {b['content'][:300]!r}"
+
+
 # -- targets ------------------------------------------------------------------------------
 
 Outcome = str  # "ok" | "typed"
@@ -315,6 +444,8 @@ def _run_stage(name: str) -> Callable[[dict[str, Any]], Outcome]:
         input_ids = [c.id for c in result.chunks]
         out = stage(result)  # called directly: nothing wraps what escapes
         _check_result(out, before, input_ids)
+        if name == "reduce_structured":
+            _check_structured(out, before)
         return "ok"
 
     return call
@@ -355,7 +486,7 @@ class Target:
 
 
 def _stage_target(name: str) -> Target:
-    request = requests(html=name == "strip_html")
+    request = structured_requests() if name == "reduce_structured" else requests(html=name == "strip_html")
     return Target(name, st.fixed_dictionaries({"params": _stage_params(name), "request": request}), _run_stage(name))
 
 

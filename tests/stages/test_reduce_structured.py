@@ -166,7 +166,7 @@ def _check_json_tokens(src: str, out: str) -> None:
 
 @settings(max_examples=150, deadline=None)
 @given(st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=8),
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),  # NaN, Infinity: Python writes them
     lambda kids: st.lists(kids, max_size=12) | st.dictionaries(st.text(max_size=5), kids, max_size=30),
     max_leaves=120,
 ), st.sampled_from(["", "x1", "a b", "0"]))
@@ -178,6 +178,22 @@ def test_property_any_json_reduces_to_parsable_original_tokens(value: object, qu
     json.loads(r.text)
     if r.changed:
         _check_json_tokens(src, r.text)
+
+
+def test_nan_and_infinity_values_keep_keys_and_values_paired() -> None:
+    """``json.loads`` reads NaN and +/-Infinity (Python's ``json.dumps`` writes them): before they were
+    tokens, the reducer skipped them, so keys and values shifted and the output was no longer JSON."""
+    rows = [{"id": f"r{i}", "score": float("nan") if i % 3 else float("-inf"), "max": float("inf")} for i in range(30)]
+    src = json.dumps({"count": 30, "rows": rows})
+    from tokenslim._internal.structured import Options
+
+    r = reduce_text(src, "What is the score of r17?", Options())
+    assert r.changed
+    data = json.loads(r.text)
+    kept = [x for x in data["rows"] if isinstance(x, dict)]
+    assert any(x["id"] == "r17" for x in kept)
+    assert all(set(x) == {"id", "score", "max"} for x in kept)
+    _check_json_tokens(src, r.text)
 
 
 _PIECES = st.sampled_from(

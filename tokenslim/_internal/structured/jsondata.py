@@ -56,8 +56,10 @@ NEST_DEPTH = 8
 value re-reads its text once per level above it, so the depth it is done at is bounded."""
 
 _TOKEN = re.compile(
-    r'"(?:[^"\\]|\\.)*"|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null|[{}\[\]:,]|\s+', re.S
+    r'"(?:[^"\\]|\\.)*"|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null|-?Infinity|NaN|[{}\[\]:,]|\s+', re.S
 )
+"""JSON's tokens, and the three constants :func:`json.loads` also reads (``NaN``, ``Infinity``, ``-Infinity``:
+Python services write them)."""
 
 
 @dataclass
@@ -99,11 +101,20 @@ def looks_like_json(text: str) -> bool:
 
 
 def _parse(text: str) -> _Node:
-    """The token tree of ``text``, which :func:`json.loads` already accepted (iterative)."""
+    """The token tree of ``text``, which :func:`json.loads` already accepted (iterative).
+
+    Raises:
+        ValueError: the tokens do not cover ``text`` or do not nest as JSON (a grammar
+            :func:`json.loads` accepts beyond these tokens): the caller passes the text on whole.
+    """
     stack: list[Any] = []
     key: list[str | None] = []
     root: _Node | None = None
+    pos = 0
     for m in _TOKEN.finditer(text):
+        if m.start() != pos:
+            raise ValueError(f"JSON text not tokenized at offset {pos}")
+        pos = m.end()
         tok = m.group()
         c = tok[0]
         if c.isspace() or c == ",":
@@ -113,6 +124,8 @@ def _parse(text: str) -> _Node:
         if c in "{[":
             node: _Node = _Obj(m.start()) if c == "{" else _Arr(m.start())
         elif c in "}]":
+            if not stack:
+                raise ValueError("unbalanced JSON brackets")
             done = stack.pop()
             key.pop()
             done.end = m.end()
@@ -136,7 +149,8 @@ def _parse(text: str) -> _Node:
             _attach(stack, key, node)
         else:
             root = node
-    assert root is not None
+    if root is None or stack or pos != len(text):
+        raise ValueError("JSON text ended inside a value")
     return root
 
 
@@ -144,7 +158,8 @@ def _attach(stack: list[Any], key: list[str | None], node: _Node) -> None:
     top = stack[-1]
     if isinstance(top, _Obj):
         k = key[-1]
-        assert k is not None
+        if k is None:
+            raise ValueError("JSON object value without a key")
         top.pairs.append((k, node))
         key[-1] = None
     else:
@@ -412,9 +427,9 @@ def reduce_json(text: str, query: Query, *, top_k: int, min_score: float, min_it
     """The reduced JSON text, or ``None`` when ``text`` is not valid JSON or nothing was dropped."""
     try:
         json.loads(text)
+        root = _parse(text)
     except (ValueError, RecursionError):
         return None
-    root = _parse(text)
     if isinstance(root, _Scalar):
         return None
     r = _Reducer(text, query, top_k=top_k, min_score=min_score, min_items=min_items, max_keys=max_keys)
