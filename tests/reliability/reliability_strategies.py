@@ -287,9 +287,10 @@ def _messages() -> st.SearchStrategy[Any]:
 
 
 @st.composite
-def requests(draw: Callable[..., Any], html: bool = False) -> dict[str, Any]:
-    """One request: query, chunks (0 to 12, sometimes up to 1,000), history, system prompt; mostly valid, sometimes not."""
-    text = st.one_of(fuzzy_text, html_page) if html else fuzzy_text
+def requests(draw: Callable[..., Any], html: bool = False, structured: bool = False) -> dict[str, Any]:
+    """One request: query, chunks (0 to 12, sometimes up to 1,000), history, system prompt; mostly valid, sometimes not.
+    ``html``: chunks may be HTML pages; ``structured``: also tool output (:data:`structured_text`)."""
+    text = st.one_of(fuzzy_text, html_page, *([structured_text] if structured else [])) if html else fuzzy_text
     n = draw(st.integers(0, 12))
     if draw(st.integers(0, 24)) == 11:  # now and then a huge chunk count
         n = draw(st.integers(41, 1000))
@@ -460,9 +461,14 @@ def _run_pipeline(case: dict[str, Any]) -> Outcome:
         if isinstance(exc.__cause__, Exception) and not isinstance(exc.__cause__, TokenSlimError):
             raise exc.__cause__ from exc  # the pipeline wrapped a non-typed exception: unexpected
         raise
-    ids = [c.id for c in Result.create("", req["chunks"]).chunks]
-    check_accounting(result, ids)
+    before = Result.create("", req["chunks"]).chunks
+    check_accounting(result, [c.id for c in before])
     assert result.tokens_after <= result.tokens_before, f"{result.tokens_after} > {result.tokens_before} tokens"
+    originals = {c.id: c.text for c in before}
+    for c in result.chunks:
+        old = originals[c.id]
+        if c.text != old and _parses(old):
+            assert _parses(c.text), f"chunk {c.id}: JSON that parsed no longer does: {c.text[:300]!r}"
     return "ok"
 
 
@@ -504,7 +510,7 @@ TARGETS: dict[str, Target] = {
     ),
     "default_pipeline": Target(
         "default_pipeline",
-        st.fixed_dictionaries({"request": requests(html=True), "budget": st.one_of(st.none(), st.integers(1, 3000))}),
+        st.fixed_dictionaries({"request": requests(html=True, structured=True), "budget": st.one_of(st.none(), st.integers(1, 3000))}),
         _run_pipeline,
     ),
 }

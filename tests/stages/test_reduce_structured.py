@@ -180,6 +180,20 @@ def test_property_any_json_reduces_to_parsable_original_tokens(value: object, qu
         _check_json_tokens(src, r.text)
 
 
+@pytest.mark.parametrize("text", [
+    '{"Results": [{"Results": 1, "id": "r1"}]}',  # read as the title "Results" of a "Title: text" chunk
+    "| City | Population |\n|---|---|\n| Paris | 2,100,000 |\n| Lyon | 500,000 |\n| Nice | 340,000 |",
+])
+def test_small_structured_chunks_stay_whole_through_the_default_pipeline(text: str) -> None:
+    """Under ``min_tokens`` a chunk is not reduced, but CompressDocuments must not cut it either
+    (found by the fuzz benchmark: ``{"Results": [...]}`` lost its first key as a redundant title)."""
+    r = tokenslim.default_pipeline().run("What is it?", [text])
+    assert r.chunks[0].text == text
+    assert r.chunks[0].metadata["tokenslim_structured"] in ("json", "markdown_table")
+    prose = "Results: the results were good. Results matter."
+    assert tokenslim.default_pipeline().run("What is it?", [prose]).chunks[0].metadata.get("tokenslim_structured") is None
+
+
 def test_nan_and_infinity_values_keep_keys_and_values_paired() -> None:
     """``json.loads`` reads NaN and +/-Infinity (Python's ``json.dumps`` writes them): before they were
     tokens, the reducer skipped them, so keys and values shifted and the output was no longer JSON."""

@@ -29,6 +29,14 @@ def test_detection_per_kind() -> None:
     assert classify(prose) == "prose"
 
 
+def test_a_transcript_of_comment_like_lines_is_prose_not_yaml() -> None:
+    # DialogSum's "#Person1#: ..." lines all open with "#": comments to YAML, which hold no data
+    talk = "#Person1#: Hello, how are you?\n#Person2#: Fine: tired.\n#Person1#: Why?\n#Person2#: Work: too much of it.\n"
+    assert classify(talk) == "prose"
+    commented = "# service settings\n# owner: ops\nname: app\nport: 80\n# end\n"
+    assert classify(commented) == "yaml"
+
+
 def test_mixed_chunk_is_cut_into_parts() -> None:
     text = "Intro text here.\n\n" + markdown_table(20) + "\n\nSome prose between.\n\n```python\n" + PY_MODULE + "```\nThe end.\n"
     kinds = [s.kind for s in segments(text)]

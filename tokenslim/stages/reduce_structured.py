@@ -6,6 +6,7 @@ from typing import Any, Sequence
 
 from tokenslim._chunk import Chunk, Message
 from tokenslim._internal.structured import STRUCTURED_KEY, Options, Query, Reduction, reduce_text
+from tokenslim._internal.structured.detect import classify
 from tokenslim._result import Drop, Result, chunk_piece, message_piece
 from tokenslim.stages._base import BaseStage, check, check_str_list
 
@@ -47,7 +48,9 @@ class ReduceStructured(BaseStage):
     all contain ``…``.
 
     A chunk that is structured from end to end gets ``metadata["tokenslim_structured"]`` (its
-    kind, e.g. ``"json"``), and :class:`CompressDocuments` leaves it alone; the prose of
+    kind, e.g. ``"json"``), also when it is under ``min_tokens`` and so not reduced, and
+    :class:`CompressDocuments` leaves it alone (its sentence and title cuts would break the
+    structure: ``{"Results": [...]}`` read as the title "Results"); the prose of
     a mixed chunk goes on to CompressDocuments as before. Malformed JSON and parts with
     nothing to drop pass through unchanged (``metadata["structured_passed"]``).
 
@@ -141,7 +144,10 @@ class ReduceStructured(BaseStage):
 
     def _chunk(self, result: Result, number: int, chunk: Chunk, query: Query, options: Options) -> Chunk:
         if self._small(result, chunk.text):
-            return chunk
+            kind = classify(chunk.text)  # too small to reduce, but still structure that must stay whole
+            if kind in ("prose", "malformed_json") or chunk.metadata.get(STRUCTURED_KEY) == kind:
+                return chunk
+            return chunk.with_text(chunk.text, **{STRUCTURED_KEY: kind})
         red = reduce_text(chunk.text, query, options)
         if not red.kinds:
             return chunk

@@ -78,7 +78,11 @@ def _is_yaml(lines: list[str]) -> bool:
     body = [ln for ln in lines if ln.strip()]
     if len(body) < 4:
         return False
-    return sum(1 for ln in body if _YAML_LINE.match(ln)) >= 0.8 * len(body) and any(":" in ln for ln in body)
+    if sum(1 for ln in body if _YAML_LINE.match(ln)) < 0.8 * len(body) or not any(":" in ln for ln in body):
+        return False
+    # comment lines hold no data: a transcript of "#Person1#: Hello" lines is all comments to YAML
+    data = sum(1 for ln in body if not ln.lstrip().startswith("#") and _YAML_LINE.match(ln))
+    return data >= max(2, 0.2 * len(body))
 
 
 def classify(text: str, lang: str = "") -> str:
