@@ -29,12 +29,17 @@ def test_detection_per_kind() -> None:
     assert classify(prose) == "prose"
 
 
-def test_a_transcript_of_comment_like_lines_is_prose_not_yaml() -> None:
+def test_transcripts_are_prose_not_yaml() -> None:
     # DialogSum's "#Person1#: ..." lines all open with "#": comments to YAML, which hold no data
     talk = "#Person1#: Hello, how are you?\n#Person2#: Fine: tired.\n#Person1#: Why?\n#Person2#: Work: too much of it.\n"
     assert classify(talk) == "prose"
     commented = "# service settings\n# owner: ops\nname: app\nport: 80\n# end\n"
     assert classify(commented) == "yaml"
+    # nor is one of "Speaker: sentence" lines (each value three words or more, ending a sentence)
+    said = "USER: I need a hotel in the north.\nSYSTEM: Which price range do you want?\nUSER: Something cheap please.\nSYSTEM: I found 3 hotels.\n"
+    assert classify(said) == "prose"
+    described = "name: app\ndescription: A small tool that does things.\nversion: 2\nowner: ops\n"
+    assert classify(described) == "yaml"
 
 
 def test_mixed_chunk_is_cut_into_parts() -> None:

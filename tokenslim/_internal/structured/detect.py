@@ -25,6 +25,8 @@ __all__ = ["Segment", "segments", "classify"]
 _FENCE = re.compile(r"^(\s{0,3})(```+|~~~+)\s*([\w+#.-]*)[^\n]*$")
 _HTML_TABLE = re.compile(r"<table\b.*?</table\s*>", re.I | re.S)
 _YAML_LINE = re.compile(r"^\s*(?:- )?[\w.\-\"']+:(?:\s|$)|^\s*- |^\s*#|^---\s*$")
+_SPOKEN = re.compile(r"^[^\W\d_][\w.\-]*:\s+(?:\S+\s+){2,}.*[.?!…](?:\W*)$")
+"""A top-level ``Name: value`` line whose value is three or more words ending a sentence: said, not configured."""
 _PY_LANGS = {"python", "py", "python3", "py3"}
 _JSON_LANGS = {"json", "jsonc", "json5"}
 _LOG_LANGS = {"log", "logs", "text", "txt", "console", "output", ""}
@@ -81,8 +83,12 @@ def _is_yaml(lines: list[str]) -> bool:
     if sum(1 for ln in body if _YAML_LINE.match(ln)) < 0.8 * len(body) or not any(":" in ln for ln in body):
         return False
     # comment lines hold no data: a transcript of "#Person1#: Hello" lines is all comments to YAML
-    data = sum(1 for ln in body if not ln.lstrip().startswith("#") and _YAML_LINE.match(ln))
-    return data >= max(2, 0.2 * len(body))
+    data = [ln for ln in body if not ln.lstrip().startswith("#") and _YAML_LINE.match(ln)]
+    if len(data) < max(2, 0.2 * len(body)):
+        return False
+    # "Alice: Fine, thanks. And you?" is a speaker and a sentence: a transcript, not a mapping
+    said = sum(1 for ln in data if _SPOKEN.match(ln))
+    return said < 0.5 * len(data)
 
 
 def classify(text: str, lang: str = "") -> str:
