@@ -412,16 +412,23 @@ def _parses(text: str) -> bool:
     return True
 
 
+def _check_json_chunks(result: Result, before: list[Chunk]) -> None:
+    """A chunk whose text parsed as JSON and was changed still parses."""
+    originals = {c.id: c.text for c in before}
+    for c in result.chunks:
+        if c.text != originals[c.id] and _parses(originals[c.id]):
+            assert _parses(c.text), f"chunk {c.id}: JSON that parsed no longer does: {c.text[:300]!r}"
+
+
 def _check_structured(result: Result, before: Result) -> None:
     """ReduceStructured's own promises: every shortened chunk or message has its drop record, and
     JSON that parsed still parses."""
     originals = {c.id: c.text for c in before.chunks}
     recorded = {d.chunk_id for d in result.drops if d.reason == "structured_reduced"}
     for c in result.chunks:
-        old = originals[c.id]
-        if c.text != old:
+        if c.text != originals[c.id]:
             assert c.id in recorded, f"chunk {c.id} shortened without a drop record"
-            assert not _parses(old) or _parses(c.text), f"chunk {c.id}: JSON that parsed no longer does: {c.text[:300]!r}"
+    _check_json_chunks(result, before.chunks)
     changed = sum(1 for a, b in zip(before.history, result.history) if a.get("content") != b.get("content"))
     texts = sum(1 for d in result.drops if d.reason == "structured_reduced" and d.chunk_id is None)
     assert changed == texts, f"{changed} history messages shortened, {texts} drop records"
@@ -464,11 +471,7 @@ def _run_pipeline(case: dict[str, Any]) -> Outcome:
     before = Result.create("", req["chunks"]).chunks
     check_accounting(result, [c.id for c in before])
     assert result.tokens_after <= result.tokens_before, f"{result.tokens_after} > {result.tokens_before} tokens"
-    originals = {c.id: c.text for c in before}
-    for c in result.chunks:
-        old = originals[c.id]
-        if c.text != old and _parses(old):
-            assert _parses(c.text), f"chunk {c.id}: JSON that parsed no longer does: {c.text[:300]!r}"
+    _check_json_chunks(result, before)
     return "ok"
 
 

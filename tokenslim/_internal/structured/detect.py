@@ -80,10 +80,11 @@ def _is_yaml(lines: list[str]) -> bool:
     body = [ln for ln in lines if ln.strip()]
     if len(body) < 4:
         return False
-    if sum(1 for ln in body if _YAML_LINE.match(ln)) < 0.8 * len(body) or not any(":" in ln for ln in body):
+    shaped = [ln for ln in body if _YAML_LINE.match(ln)]
+    if len(shaped) < 0.8 * len(body) or not any(":" in ln for ln in body):
         return False
     # comment lines hold no data: a transcript of "#Person1#: Hello" lines is all comments to YAML
-    data = [ln for ln in body if not ln.lstrip().startswith("#") and _YAML_LINE.match(ln)]
+    data = [ln for ln in shaped if not ln.lstrip().startswith("#")]
     if len(data) < max(2, 0.2 * len(body)):
         return False
     # "Alice: Fine, thanks. And you?" is a speaker and a sentence: a transcript, not a mapping
