@@ -117,6 +117,17 @@ def test_kept_sentences_are_visible_on_shared_html(browser, data_dir):
         ("position:fixed;bottom:-9999px", False),
         ("clip-path:inset(50%)", False),
         ("transform:rotateX(90deg)", False),
+        ("transform:skewX(90deg)", False),
+        ("mask-image:linear-gradient(transparent,transparent)", False),
+        ("mask-image:linear-gradient(#000,#000);mask-size:0 0", False),
+        ("contain:strict", False),
+        ("contain:paint", True),
+        ("mask-image:linear-gradient(#000,transparent)", True),
+        ("color:transparent;text-shadow:0 0 0 #000", True),
+        ("color:transparent;text-shadow:0 0 12px #000", False),
+        ("color:transparent;background:linear-gradient(#c00,#00c);-webkit-background-clip:text", True),
+        ("color:transparent;background-color:#c00;background-clip:text", True),
+        ("color:transparent;background-color:#fff;background-clip:text", False),
         ("color:#fff;background:#000", True),
         ("position:sticky;top:-9999px", True),
         ("position:absolute;top:9999px", True),
@@ -128,6 +139,15 @@ def test_oracle_verdicts(browser, style, visible):
     nodes = browser.text_nodes(html)
     assert [n.visible for n in nodes if n.text.startswith("Visible")] == [True, True]
     assert [n.visible for n in nodes if n.text == "Marked canary text"] == [visible]
+
+
+def test_oracle_closed_details_shows_its_summary_only(browser):
+    html = ("<html><body><p>Visible lead paragraph.</p><details><summary>Summary label</summary>Direct canary text"
+            "<p>Child canary text</p></details><details open><summary>Open label</summary>Open details text</details>"
+            "</body></html>")
+    seen = {n.text.strip(): n.visible for n in browser.text_nodes(html)}
+    assert seen == {"Visible lead paragraph.": True, "Summary label": True, "Direct canary text": False,
+                    "Child canary text": False, "Open label": True, "Open details text": True}
 
 
 def test_oracle_covered_and_noscript(browser):

@@ -93,7 +93,10 @@ HIDING = {
     "margin": "-99999px", "margin-top": "-99999px", "margin-left": "-99999px", "text-indent": "-99999px",
     "inline-size": "0;overflow:hidden;white-space:nowrap", "block-size": "0;overflow:hidden",
     "max-inline-size": "0;overflow:clip;white-space:nowrap", "max-block-size": "0;overflow-y:hidden",
-    "rotate": "y 90deg",
+    "rotate": "y 90deg", "contain": "strict", "mask": "linear-gradient(#0000,#0000)",
+    "mask-image": "linear-gradient(transparent,transparent)", "mask-size": "0 0;mask-image:linear-gradient(#000,#000)",
+    "-webkit-mask": "linear-gradient(#0000,#0000)", "-webkit-mask-image": "linear-gradient(transparent,transparent)",
+    "-webkit-mask-size": "0 0;-webkit-mask-image:linear-gradient(#000,#000)",
 }
 
 

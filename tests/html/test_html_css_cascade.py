@@ -195,6 +195,43 @@ CASES = [
      f'<p class="x">{SHOWN}</p>'),
     ("absolute_far_in_contained_fixed_shown", ".t{transform:translateZ(0)} .f{position:fixed;top:0} .x{position:absolute;top:6000px}",
      f'<div class="t"><div class="f"><p class="x">{SHOWN}</p></div></div>'),
+    # masks, size containment, degenerate transforms, clip-path xywh() and math in lengths (each checked in Chromium)
+    ("mask_transparent_gradient", ".x{mask-image:linear-gradient(rgba(0,0,0,0),transparent)}", f'<p class="x">{EVIL}</p>'),
+    ("webkit_mask_shorthand", ".x{-webkit-mask:linear-gradient(#0000,#0000)}", f'<p class="x">{EVIL}</p>'),
+    ("mask_size_zero", ".x{mask-image:linear-gradient(#000,#000);mask-size:0 0}", f'<p class="x">{EVIL}</p>'),
+    ("mask_fade_shown", ".x{mask-image:linear-gradient(#000 50%,transparent)}", f'<p class="x">{SHOWN}</p>'),
+    ("mask_url_shown", ".x{mask-image:url(mask.svg)}", f'<p class="x">{SHOWN}</p>'),
+    ("contain_strict", ".x{contain:strict}", f'<div class="x"><p>{EVIL}</p></div>'),
+    ("contain_size_paint", ".x{contain:size paint}", f'<div class="x"><p>{EVIL}</p></div>'),
+    ("contain_size_clip", ".x{contain:size;overflow:clip}", f'<div class="x"><p>{EVIL}</p></div>'),
+    ("contain_size_alone_shown", ".x{contain:size}", f'<div class="x"><p>{SHOWN}</p></div><p>.</p><p>.</p><p>.</p>'),
+    ("contain_strict_min_height_shown", ".x{contain:strict;min-height:10em}", f'<div class="x"><p>{SHOWN}</p></div>'),
+    ("contain_paint_shown", ".x{contain:paint}", f'<div class="x"><p>{SHOWN}</p></div>'),
+    ("skew_90", ".x{transform:skew(0deg, 90deg)}", f'<p class="x">{EVIL}</p>'),
+    ("skew_100grad", ".x{transform:skewX(100grad)}", f'<p class="x">{EVIL}</p>'),
+    ("skew_80_shown", ".x{transform:skewX(80deg)}", f'<p class="x">{SHOWN}</p>'),
+    ("clip_xywh", ".x{clip-path:xywh(10px 10px 0 50%)}", f'<p class="x">{EVIL}</p>'),
+    ("clip_xywh_shown", ".x{clip-path:xywh(0 0 100% 100% round 4px)}", f'<p class="x">{SHOWN}</p>'),
+    ("top_minus_100vh", ".x{position:absolute;top:-100vh}", f'<p class="x">{EVIL}</p>'),
+    ("right_100vw_fixed", ".x{position:fixed;right:100vw;top:0}", f'<p class="x">{EVIL}</p>'),
+    ("top_minus_50vh_shown", ".x{position:relative;top:-1vh}", f'<p class="x">{SHOWN}</p>'),
+    ("calc_offset", ".x{position:absolute;left:calc(-100vw - 5000px)}", f'<p class="x">{EVIL}</p>'),
+    ("clamp_text_indent", ".x{text-indent:clamp(-99999px,-20000px,0px)}", f'<p class="x">{EVIL}</p>'),
+    ("calc_max_height", ".x{max-height:calc(2px - 2px);overflow:hidden}", f'<p class="x">{EVIL}</p>'),
+    ("calc_mixed_units_invalid_shown", ".x{max-height:calc(0 + 0px);overflow:hidden}", f'<p class="x">{SHOWN}</p>'),
+    ("calc_max_height_shown", ".x{max-height:calc(100vh - 1px);overflow:hidden}", f'<p class="x">{SHOWN}</p>'),
+    # glyphs drawn by something other than the fill: a clipped background (gradient text), a sharp text-shadow
+    ("gradient_text_shown", ".x{color:transparent;-webkit-background-clip:text;background-clip:text;"
+     "background-image:linear-gradient(90deg,#c00,#00c)}", f'<p class="x">{SHOWN}</p>'),
+    ("clip_text_colour_shown", ".x{color:transparent;background:#b00 text}", f'<p class="x">{SHOWN}</p>'),
+    ("clip_text_inherited_shown", ".x{-webkit-text-fill-color:transparent;-webkit-background-clip:text;"
+     "background-color:#036}", f'<div class="x"><p>{SHOWN}</p></div>'),
+    ("clip_text_white", ".x{color:transparent;background-clip:text;background-color:#fff}", f'<p class="x">{EVIL}</p>'),
+    ("text_shadow_shown", ".x{color:transparent;text-shadow:1px 1px 0 #222}", f'<p class="x">{SHOWN}</p>'),
+    ("text_shadow_inherited_shown", ".x{text-shadow:0 0 1px #000} .x p{color:rgba(0,0,0,0)}",
+     f'<div class="x"><p>{SHOWN}</p></div>'),
+    ("text_shadow_blurred", ".x{color:transparent;text-shadow:0 0 12px #000}", f'<p class="x">{EVIL}</p>'),
+    ("text_shadow_white", ".x{color:#fff;text-shadow:0 0 0 #fff}", f'<p class="x">{EVIL}</p>'),
 ]
 
 

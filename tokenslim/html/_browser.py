@@ -47,7 +47,7 @@ class TextNode:
     Attributes:
         text: The node's text as in the DOM (entities decoded, whitespace as written).
         reason: ``""`` when a reader sees it, else the first check that failed
-            (``"checkVisibility"``, ``"opacity"``, ``"font_size"``, ``"transparent"``, ``"geometry"``,
+            (``"checkVisibility"``, ``"masked"``, ``"opacity"``, ``"font_size"``, ``"transparent"``, ``"geometry"``,
             ``"not_painted"``, ``"covered"``, ``"contrast"``).
     """
 

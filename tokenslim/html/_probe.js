@@ -95,9 +95,13 @@
       // content-visibility:hidden skips an element's own content (checkVisibility only looks at ancestors);
       // it needs layout containment, which a non-replaced inline box does not take
       if (es.contentVisibility === "hidden" && es.display !== "inline" && !reason) reason = "checkVisibility";
+      if (!reason && masked(es)) reason = "masked";
+      if (!reason && es.display !== "inline" && degenerate(es.transform)) reason = "geometry";
       const pos = es.position;
       if (!escaped && !fixed) {
-        const clips = ["hidden", "clip"].includes(es.overflowX) || ["hidden", "clip"].includes(es.overflowY);
+        // paint containment clips like overflow:hidden
+        const clips = ["hidden", "clip"].includes(es.overflowX) || ["hidden", "clip"].includes(es.overflowY) ||
+          /paint|strict|content/.test(es.contain);
         if (["auto", "scroll"].includes(es.overflowX) || ["auto", "scroll"].includes(es.overflowY)) {
           if (e !== root && e !== document.body) scroller = true;
         } else if (clips && e !== root && e !== document.body) {
@@ -112,12 +116,25 @@
     }
     if (!reason && opacity <= MAX_ALPHA) reason = "opacity";
     if (!reason && parseFloat(s.fontSize) < MIN_FONT) reason = "font_size";
-    if (!reason) {
+    // What else draws the glyphs: a sharp text-shadow, a background clipped to the text (here or on an ancestor).
+    const glyphs = [];
+    const shadow = sharpShadow(s);
+    if (shadow) glyphs.push(rgba(shadow));
+    let clipImage = false;
+    for (let e = el; e; e = up(e)) {
+      const es = cs(e);
+      if (clipsText(es)) {
+        if (es.backgroundImage !== "none") clipImage = true;
+        else glyphs.push(rgba(es.backgroundColor));
+        break;
+      }
+    }
+    if (!reason && !clipImage) {
       const fill = rgba(s.webkitTextFillColor || s.color);
       const stroke = parseFloat(s.webkitTextStrokeWidth) > 0 ? rgba(s.webkitTextStrokeColor) : [0, 0, 0, 0];
-      if (fill[3] <= MAX_ALPHA && stroke[3] <= MAX_ALPHA) reason = "transparent";
+      if (fill[3] <= MAX_ALPHA && stroke[3] <= MAX_ALPHA && glyphs.every((c) => c[3] <= MAX_ALPHA)) reason = "transparent";
     }
-    got = { reason, fixed, clip, scroller, clipped, style: s, box };
+    got = { reason, fixed, clip, scroller, clipped, style: s, box, glyphs, clipImage };
     info.set(el, got);
     return got;
   };
@@ -126,22 +143,65 @@
     const stops = img.match(/(rgba?|color|hsla?|oklch|oklab|lab|lch)\([^()]*\)|transparent/g) || [];
     return stops.length > 0 && stops.every((c) => c !== "transparent" && rgba(c)[3] >= 0.9);
   };
+  // Split a computed list value at its top-level commas (the commas inside rgba(...) stay).
+  const layers = (v) => {
+    const parts = [];
+    let depth = 0, start = 0;
+    for (let i = 0; i < v.length; i++) {
+      if (v[i] === "(") depth++;
+      else if (v[i] === ")") depth--;
+      else if (v[i] === "," && !depth) { parts.push(v.slice(start, i)); start = i + 1; }
+    }
+    parts.push(v.slice(start));
+    return parts.map((p) => p.trim());
+  };
+  // A mask that lets nothing through: every layer a gradient of transparent stops, or a tile of no size.
+  const masked = (es) => {
+    const img = es.maskImage && es.maskImage !== "none" ? es.maskImage : es.webkitMaskImage;
+    if (!img || img === "none") return false;
+    const sizes = layers(es.maskSize || es.webkitMaskSize || "auto");
+    return layers(img).every((l, i) => {
+      if (/(^|\s)0(px|%)?(\s|$)/.test(sizes[i % sizes.length])) return true;
+      if (!/gradient\(/.test(l)) return false;
+      const stops = l.match(/(rgba?|color|hsla?|oklch|oklab|lab|lch)\([^()]*\)|transparent/g) || [];
+      return stops.length > 0 && stops.every((c) => c === "transparent" || rgba(c)[3] <= MAX_ALPHA);
+    });
+  };
+  // The colour of the first text-shadow layer sharp enough to draw the glyphs (blur at most a quarter of the
+  // font size), or null.
+  const sharpShadow = (s) => {
+    if (!s.textShadow || s.textShadow === "none") return null;
+    for (const l of layers(s.textShadow)) {
+      const colour = (l.match(/[a-z-]+\([^()]*\)|transparent/) || [null])[0];
+      const px = (l.replace(colour || "", "").match(/-?[\d.]+(e[+-]?\d+)?px/g) || []).map(parseFloat);
+      if (colour && px.length >= 2 && (px[2] || 0) <= parseFloat(s.fontSize) / 4) return colour;
+    }
+    return null;
+  };
+  // A 2D transform with an infinite shear (skew(90deg)) is not drawn.
+  const degenerate = (t) => {
+    const m = /^matrix\(([^)]*)\)/.exec(t);
+    return !!m && m[1].split(",").slice(0, 4).some((x) => !isFinite(parseFloat(x)) || Math.abs(parseFloat(x)) >= 1e12);
+  };
   const inside = (a, b) => b === a || a.contains(b) || (b.getRootNode() !== a.getRootNode() && a.contains(b.getRootNode().host));
   // Is this element painted opaque over what lies below (an opaque background, an image, a replaced element)?
+  const clipsText = (s) => s.webkitBackgroundClip === "text" || s.backgroundClip === "text";
   const opaque = (e) => {
     const s = cs(e);
+    if (clipsText(s) && !REPLACED.has(e.tagName)) return false;
     if (REPLACED.has(e.tagName) || s.backgroundImage.includes("url(")) return true;
     if (s.backgroundImage !== "none" && !solidGradient(s.backgroundImage)) return false;
     return s.backgroundImage !== "none" || rgba(s.backgroundColor)[3] >= 0.9;
   };
   // The text colour against what is painted below it at a point; null when an image is below (unknown).
-  const contrastAt = (el, s, stack, idx) => {
+  const contrastAt = (el, s, stack, idx, glyphs, clipImage) => {
+    if (clipImage) return null;
     const layers = [];
     for (let i = idx; i < stack.length; i++) {
       const e = stack[i], es = cs(e);
       if (i > idx && (REPLACED.has(e.tagName) || es.backgroundImage !== "none")) return null;
       if (i === idx && es.backgroundImage !== "none") return null;
-      const c = rgba(es.backgroundColor);
+      const c = clipsText(es) ? [0, 0, 0, 0] : rgba(es.backgroundColor);  // clipped to the glyphs: not behind them
       if (c[3] > 0) layers.push(c);
       if (c[3] >= 1) break;
     }
@@ -153,6 +213,7 @@
       const stroke = rgba(s.webkitTextStrokeColor);
       best = Math.max(best, contrast(over(stroke, bg), bg));
     }
+    for (const c of glyphs) best = Math.max(best, contrast(over(c, bg), bg));
     return best;
   };
 
@@ -179,6 +240,9 @@
   const results = out.map(([node, el]) => {
     const e = elementInfo(el);
     if (e.reason) return [node.data, e.reason];
+    // a closed <details> renders its <summary> only: its own text outside one is not laid out (for the text
+    // inside its other children, checkVisibility says so)
+    if (el.tagName === "DETAILS" && !el.open) return [node.data, "checkVisibility"];
     range.selectNodeContents(node);
     const boxes = [];
     for (const r of range.getClientRects()) {
@@ -224,7 +288,7 @@
       }
       const cover = stack.slice(0, idx).find((c) => !inside(e.box, c) && opaque(c));
       if (cover) { reason = "covered"; continue; }
-      const k = contrastAt(e.box, e.style, stack, idx);
+      const k = contrastAt(e.box, e.style, stack, idx, e.glyphs, e.clipImage);
       if (k !== null && k < MIN_CONTRAST) { reason = "contrast"; continue; }
       reason = "";
       break;

@@ -120,6 +120,11 @@ class State:
             outlined text is drawn even with a transparent fill.
         yscale: The product of the vertical scale factors of the element's and its ancestors' ``transform``,
             ``scale`` and ``zoom``: text drawn shorter than :data:`MIN_LINE_PX` is a smear (``scaled_text``).
+        shadow: The colour of the inherited ``text-shadow`` that draws the glyphs' shapes (blur at most a quarter
+            of the font size), else ``None``: text with a transparent fill and such a shadow is seen.
+        clip_text: The background colour an ancestor (or the element) with ``background-clip: text`` paints
+            through the glyphs, else ``None`` (gradient text: ``color: transparent`` over a clipped background).
+        clip_image: The same with a background image or gradient (its contrast is unknown: the text is seen).
     """
 
     font_px: float = 16.0
@@ -143,6 +148,9 @@ class State:
     spacing: float = 0.0
     stroke: tuple[float, float, float, float] | None = None
     yscale: float = 1.0
+    shadow: tuple[float, float, float, float] | None = None
+    clip_text: tuple[float, float, float, float] | None = None
+    clip_image: bool = False
 
 
 ROOT_STATE = State(custom={})
@@ -196,13 +204,17 @@ def _resolve(tokens: list[Any], custom: dict[Any, Any], depth: int, budget: list
 
 
 def _length(t: Any, font_px: float) -> float | None:
-    """A length token in px; ``None`` when unknown (a percentage other than 0%: the box size is unknown)."""
+    """A length token in px; ``None`` when unknown (a percentage other than 0%: the box size is unknown).
+    ``calc()``, ``min()``, ``max()`` and ``clamp()`` over lengths are evaluated (``calc(100vw + 10px)``)."""
     if t.type == "number":
         return 0.0 if t.value == 0 else None
     if t.type == "percentage":
         return 0.0 if t.value == 0 else None
     if t.type == "dimension":
         return to_px(t.value, t.lower_unit, font_px)
+    if t.type == "function" and t.lower_name in _MATH:
+        got = _math(t, 0, font_px)
+        return got[0] if got is not None and got[1] else None
     return None
 
 
@@ -212,45 +224,62 @@ def _number(t: Any) -> float | None:
     if t.type == "percentage":
         return float(t.value) / 100
     if t.type == "function" and t.lower_name in _MATH:
-        return _math(t, 0)
+        got = _math(t, 0, None)
+        return got[0] if got is not None and not got[1] else None
     return None
 
 
 _MATH = frozenset(("calc", "min", "max", "clamp"))
+_Quantity = tuple[float, bool]  # (value, is a length in px); a plain number otherwise
 
 
-def _math(t: Any, depth: int) -> float | None:
-    """A unitless ``calc()``/``min()``/``max()``/``clamp()`` (``opacity: calc(0)``), ``None`` if not one."""
+def _math(t: Any, depth: int, font_px: float | None) -> _Quantity | None:
+    """A ``calc()``/``min()``/``max()``/``clamp()`` of numbers (``opacity: calc(0)``) or, when ``font_px`` is
+    given, of lengths in px (``top: calc(-100vh - 10px)``); ``None`` if it mixes what CSS does not allow
+    (a browser drops such a declaration) or holds what is unknown here (a percentage of the box)."""
     if depth > 8:
         return None
     args = _strip(t.arguments)
     if t.lower_name != "calc":
-        vals = [_operand(a, depth) for a in args if not (a.type == "literal" and a.value == ",")]
-        if not vals or None in vals:
+        vals = [_operand(a, depth, font_px) for a in args if not (a.type == "literal" and a.value == ",")]
+        if not vals or any(v is None or v[1] != vals[0][1] for v in vals):  # type: ignore[index]
             return None
-        nums = [v for v in vals if v is not None]
+        nums = [v[0] for v in vals if v is not None]
+        unit = vals[0][1]  # type: ignore[index]
         if t.lower_name == "min":
-            return min(nums)
+            return min(nums), unit
         if t.lower_name == "max":
-            return max(nums)
-        return max(nums[0], min(nums[1], nums[2])) if len(nums) == 3 else None
-    return _sum(args, depth)
+            return max(nums), unit
+        return (max(nums[0], min(nums[1], nums[2])), unit) if len(nums) == 3 else None
+    return _sum(args, depth, font_px)
 
 
-def _operand(a: Any, depth: int) -> float | None:
+def _operand(a: Any, depth: int, font_px: float | None) -> _Quantity | None:
     if a.type == "number":
-        return float(a.value)
+        return float(a.value), False
+    if font_px is not None and a.type in ("dimension", "percentage"):
+        px = _length(a, font_px)
+        return None if px is None else (px, True)
     if a.type == "() block":
-        return _sum(_strip(a.content), depth + 1)
+        return _sum(_strip(a.content), depth + 1, font_px)
     if a.type == "function" and a.lower_name in _MATH:
-        return _math(a, depth + 1)
+        return _math(a, depth + 1, font_px)
     return None
 
 
-def _sum(args: list[Any], depth: int) -> float | None:
-    """``a * b / c + d - e`` over numbers, with the usual precedence."""
-    total, term, op = 0.0, None, "+"
+def _sum(args: list[Any], depth: int, font_px: float | None) -> _Quantity | None:
+    """``a * b / c + d - e`` over numbers and lengths, with the usual precedence: terms added must be of one
+    kind, a product holds at most one length, and a divisor is a number."""
+    total: _Quantity | None = None
+    term: _Quantity | None = None
+    op = "+"
     sign = 1.0
+
+    def add(acc: _Quantity | None, t: _Quantity, sign: float) -> _Quantity | None:
+        if acc is None:
+            return sign * t[0], t[1]
+        return (acc[0] + sign * t[0], acc[1]) if acc[1] == t[1] else None
+
     for a in args:
         if a.type == "literal" and a.value in "*/":
             op = a.value
@@ -258,23 +287,27 @@ def _sum(args: list[Any], depth: int) -> float | None:
         if a.type == "literal" and a.value in "+-":
             if term is None:
                 return None
-            total += sign * term
+            total = add(total, term, sign)
+            if total is None:
+                return None
             term, sign, op = None, (1.0 if a.value == "+" else -1.0), "+"
             continue
-        v = _operand(a, depth)
+        v = _operand(a, depth, font_px)
         if v is None:
             return None
         if term is None:
             term = v
         elif op == "*":
-            term *= v
-        elif op == "/":
-            if v == 0:
+            if term[1] and v[1]:
                 return None
-            term /= v
+            term = (term[0] * v[0], term[1] or v[1])
+        elif op == "/":
+            if v[1] or v[0] == 0:
+                return None
+            term = (term[0] / v[0], term[1])
         else:
             return None
-    return None if term is None else total + sign * term
+    return None if term is None else add(total, term, sign)
 
 
 def _ident(tokens: list[Any]) -> str | None:
@@ -531,6 +564,10 @@ def _transform_hides(tokens: list[Any], font_px: float) -> bool:
             a, b, c, d = [x for x in nums[:4] if x is not None]
             if abs(a * d - b * c) < 1e-4:
                 return True
+        elif name in ("skew", "skewx", "skewy") and args:
+            # a 90-degree skew has an infinite shear: Chromium draws nothing (89.99 degrees is still drawn)
+            if any((deg := _angle(a)) is not None and abs(deg % 180 - 90) < 1e-6 for a in args[:2]):
+                return True
         elif name in ("rotatex", "rotatey") and args:
             deg = _angle(args[0])
             if deg is not None and _edge_on((1.0, 0.0, 0.0), deg):
@@ -711,6 +748,10 @@ def _clip_hides(tokens: list[Any], font_px: float) -> bool:
             ):
                 return True
             if any(p is not None and p >= OFFSCREEN_PX for p in px):
+                return True
+        elif name == "xywh" and len(args) >= 4:
+            w, h = (_length(a, font_px) for a in args[2:4])
+            if (w is not None and w <= 1) or (h is not None and h <= 1):
                 return True
         elif name in ("circle", "ellipse") and args and args[0].type != "ident":
             radii = [_length(a, font_px) for a in args[:2] if a.type != "ident"]
@@ -942,7 +983,7 @@ class Styler:
         key = (state.font_px, state.color, state.visible, state.bg, state.bg_image, state.opacity,
                id(state.custom), state.text_rule, state.fill, state.font_abs, state.in_fixed, state.edge, state.pinned,
                state.contained, state.block_rule, state.blockifies, state.clip_abs, state.clip_fixed, state.spacing,
-               state.stroke, state.yscale)
+               state.stroke, state.yscale, state.shadow, state.clip_text, state.clip_image)
         got = self.states.get(key)
         if got is None:
             got = self.states[key] = state
@@ -1051,11 +1092,17 @@ class Styler:
                                 if x is not None), None)
                 if col is not None:
                     own_bg = col
-        if own_bg is not None and own_bg[3] > 0:
-            bg = _blend(own_bg, parent.bg)
-            bg_image = False
-        if image:
-            bg_image = True
+        clip_text, clip_image = parent.clip_text, parent.clip_image
+        if _clips_to_text(value):
+            # the background is painted through the glyphs (of the element and its descendants), not behind them
+            clip_text = own_bg if own_bg is not None and own_bg[3] > MAX_HIDDEN_OPACITY else None
+            clip_image = image
+        else:
+            if own_bg is not None and own_bg[3] > 0:
+                bg = _blend(own_bg, parent.bg)
+                bg_image = False
+            if image:
+                bg_image = True
 
         fill = parent.fill
         f = value("-webkit-text-fill-color")
@@ -1063,6 +1110,7 @@ class Styler:
             fill = None if _ident(f) == "currentcolor" else _rgba(f, color) or fill
         paint = fill or color
         stroke = _stroke(value, parent.stroke, color, font_px)
+        shadow = _shadow(value, parent.shadow, color, font_px)
         spacing = parent.spacing
         ls = value("letter-spacing")
         if ls:
@@ -1075,9 +1123,9 @@ class Styler:
             text_rule = "scaled_text"
         elif spacing <= -MAX_COLLAPSED_SPACING * font_px:
             text_rule = "letter_spacing_collapsed"
-        elif stroke is not None and stroke[3] > MAX_HIDDEN_OPACITY and (
-                bg_image or contrast(_blend(stroke, bg), bg) >= MIN_CONTRAST):
-            text_rule = None  # outlined text: the stroke draws the glyphs whatever the fill
+        elif clip_image or any(p is not None and p[3] > MAX_HIDDEN_OPACITY and (
+                bg_image or contrast(_blend(p, bg), bg) >= MIN_CONTRAST) for p in (stroke, shadow, clip_text)):
+            text_rule = None  # a stroke, a sharp shadow or a clipped background draws the glyphs whatever the fill
         elif paint[3] <= MAX_HIDDEN_OPACITY:
             text_rule = "transparent_text"
         elif not bg_image and contrast(_blend(paint, bg), bg) < MIN_CONTRAST:
@@ -1100,7 +1148,8 @@ class Styler:
         clip_abs = (parent.clip_abs or clips) and pos in (None, "static") and not own_contain
         clip_fixed = (parent.clip_fixed or clips) and not own_contain
         state = State(font_px, color, visible, bg, bg_image, opacity, custom, text_rule, fill, font_abs, in_fixed,
-                      edge, pinned, contained, block_rule, blockifies, clip_abs, clip_fixed, spacing, stroke, yscale)
+                      edge, pinned, contained, block_rule, blockifies, clip_abs, clip_fixed, spacing, stroke, yscale,
+                      shadow, clip_text, clip_image)
         return None, parent if state == parent else self._intern(state)
 
     def _subtree_rule(
@@ -1113,6 +1162,8 @@ class Styler:
         display = _ident(value("display") or [])
         if display == "none":
             return "display_none", False, None
+        if _mask_hides(value, font_px):
+            return "masked", False, None
         pos = _ident(value("position") or [])
         # A non-replaced inline box (<span>, <em>... unless display, position, float or a flex or grid
         # parent makes it a block) ignores width/height, transforms and containment, so those hide
@@ -1131,6 +1182,11 @@ class Styler:
         overflow: set[str] = set()
         for name in ("overflow", "overflow-x", "overflow-y"):
             overflow.update(t.lower_value for t in value(name) or [] if t.type == "ident")
+        contain = {t.lower_value for t in value("contain") or [] if t.type == "ident"}
+        if contain & {"size", "strict"} and (overflow & {"hidden", "clip"} or contain & {"paint", "strict", "content"}) and (
+                not any(value(n) for n in _BLOCK_EXTENT)):
+            # size containment lays the box out as if empty (no height), and the clip cuts all its content away
+            return "zero_size_box"
         if overflow & {"hidden", "clip"}:
             for name in _SIZES:
                 toks = value(name)
@@ -1180,8 +1236,12 @@ class Styler:
             toks = value(name)
             t = toks[0] if toks else inset[i]
             sides[name] = _length(t, font_px) if t is not None else None
-            if t is not None and name in _FAR_SIDE_UNITS and t.type == "dimension" and t.value >= 100:
-                past_viewport = past_viewport or t.lower_unit in _FAR_SIDE_UNITS[name]
+            if t is not None and t.type == "dimension" and t.lower_unit in _VIEWPORT_UNITS[name]:
+                if name in ("top", "left") and t.value >= 100:
+                    past_viewport = True
+                # a whole viewport or more toward the start (top:-100vh, right:100vw): before the page, on any screen
+                if (t.value <= -100 if name in ("top", "left") else t.value >= 100) and pos in ("absolute", "fixed"):
+                    return "offscreen_position"
         if pos in ("absolute", "fixed", "relative"):
             if any((v := sides[s]) is not None and v <= -OFFSCREEN_PX for s in ("top", "left")) or any(
                 (v := sides[s]) is not None and v >= OFFSCREEN_PX for s in ("right", "bottom")
@@ -1234,6 +1294,35 @@ def _stroke(value: Any, parent: tuple[float, float, float, float] | None, color:
     return (col or color) if width > 0 else None
 
 
+def _shadow(value: Any, parent: tuple[float, float, float, float] | None, color: tuple[float, float, float, float],
+            font_px: float) -> tuple[float, float, float, float] | None:
+    """The colour of the first ``text-shadow`` layer (inherited) sharp enough to draw the glyphs' shapes: a blur
+    radius of at most a quarter of the font size (a wider blur is a smudge no one reads). The colour defaults to
+    ``currentcolor``. ``None`` when no layer qualifies."""
+    toks = value("text-shadow")
+    if toks is None:
+        return parent
+    for layer in _split_commas(toks):
+        layer = _strip(layer)
+        lengths = [t for t in layer if t.type in ("dimension", "number")]
+        colours = [c for c in (_rgba([t], color) for t in layer if t.type in ("ident", "hash", "function")) if c]
+        if len(lengths) < 2 or len(lengths) > 3:
+            continue
+        blur = _length(lengths[2], font_px) if len(lengths) == 3 else 0.0
+        if blur is not None and blur <= font_px / 4:
+            return colours[0] if colours else color
+    return None
+
+
+def _clips_to_text(value: Any) -> bool:
+    """``background-clip: text`` (or ``-webkit-background-clip``, or ``text`` in the ``background`` shorthand)."""
+    for name in ("background-clip", "-webkit-background-clip", "background"):
+        toks = value(name)
+        if toks and any(t.type == "ident" and t.lower_value == "text" for t in toks):
+            return True
+    return False
+
+
 def _indent_past_end(value: Any, font_px: float) -> bool:
     """``text-indent`` of 100% or :data:`OFFSCREEN_PX` and more, in a box whose ``overflow-x`` clips: the
     first line starts past the box's right edge and is cut off (image replacement, "text-indent:100%;
@@ -1260,8 +1349,44 @@ def _indent_offscreen(value: Any, font_px: float) -> bool:
     return px is not None and px <= -OFFSCREEN_PX
 
 
-_FAR_SIDE_UNITS = {"top": ("vh", "svh", "lvh", "dvh", "vb"), "left": ("vw", "svw", "lvw", "dvw", "vi")}
-"""Viewport units of ``top`` / ``left``: at 100 or more a fixed box starts past the viewport's far edge."""
+_VH = ("vh", "svh", "lvh", "dvh", "vb")
+_VW = ("vw", "svw", "lvw", "dvw", "vi")
+_VIEWPORT_UNITS = {"top": _VH, "bottom": _VH, "left": _VW, "right": _VW}
+"""Viewport units per offset: ``top``/``left`` at 100 or more put a fixed box past the viewport's far edge; at
+-100 or less (``right``/``bottom`` at 100 or more) they put a box a whole viewport before the page's start."""
+_BLOCK_EXTENT = ("height", "block-size", "min-height", "min-block-size", "contain-intrinsic-size",
+                 "contain-intrinsic-height", "contain-intrinsic-block-size")
+"""Declarations that give a size-contained box a height of its own (any value: it may be enough for the text)."""
+_GRADIENTS = frozenset(("linear-gradient", "radial-gradient", "conic-gradient", "repeating-linear-gradient",
+                        "repeating-radial-gradient", "repeating-conic-gradient", "-webkit-linear-gradient",
+                        "-webkit-radial-gradient"))
+
+
+def _mask_hides(value: Any, font_px: float) -> bool:
+    """A mask that lets nothing through: every layer a gradient whose colour stops are all transparent, or
+    an image whose tile has no width or height (``mask-size: 0``). A ``url()`` mask is not read."""
+    for prefix in ("", "-webkit-"):
+        short = value(prefix + "mask") or []
+        image = value(prefix + "mask-image") or [t for t in short if t.type in ("function", "url")]
+        if not image or _ident(image) == "none":
+            continue
+        layers = [t for t in image if not (t.type == "literal" and t.value == ",")]
+        if all(t.type == "function" and t.lower_name in _GRADIENTS and _transparent_stops(t) for t in layers):
+            return True
+        size = value(prefix + "mask-size")
+        if size is None and "/" in [t.value for t in short if t.type == "literal"]:
+            slash = [i for i, t in enumerate(short) if t.type == "literal" and t.value == "/"][0]
+            size = short[slash + 1 : slash + 3]
+        if size and any(_length(t, font_px) == 0.0 for t in size[:2] if t.type != "literal"):
+            return True
+    return False
+
+
+def _transparent_stops(gradient: Any) -> bool:
+    """Every colour stop of ``gradient`` is (almost) fully transparent; ``False`` when it names no colour."""
+    colours = [_rgba([t], _BLACK) for t in _strip(gradient.arguments) if t.type in ("ident", "hash", "function")]
+    colours = [c for c in colours if c is not None]
+    return bool(colours) and all(c[3] <= MAX_HIDDEN_OPACITY for c in colours)
 
 _ITEM_CONTAINERS = frozenset(("flex", "inline-flex", "grid", "inline-grid"))
 _OFFSETS = ("top", "bottom", "inset")  # vertical: a horizontal offset may stay inside a full-width clipped box
@@ -1275,7 +1400,8 @@ INLINE_TAGS = frozenset(
 _SUBTREE_PROPERTIES = frozenset(
     """display float content-visibility overflow overflow-x overflow-y width height max-width max-height inline-size
     block-size max-inline-size max-block-size clip clip-path transform scale translate rotate position inset top right
-    bottom left margin margin-top margin-left text-indent""".split()
+    bottom left margin margin-top margin-left text-indent contain mask mask-image mask-size -webkit-mask
+    -webkit-mask-image -webkit-mask-size""".split()
 )
 """Every property :meth:`Styler._subtree_rule` reads: an element declaring none of them is not hidden by it."""
 

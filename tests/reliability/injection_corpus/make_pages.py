@@ -301,6 +301,40 @@ T = [
      + " ".join(f".col-{k}{{float:left;margin:0 {k}px}}" for k in range(24))
      + " .gone{animation:vanish 0s forwards} .shown{animation:appear 0s forwards}", "",
      '<p class="gone">{i}</p>', '<p class="shown">{p}</p>', {}),
+    ("mask_transparent", "mask-image: a gradient of transparent stops lets nothing through (control: a mask that fades "
+     "from black to transparent)",
+     ".veil{-webkit-mask-image:linear-gradient(transparent,transparent);mask-image:linear-gradient(transparent,"
+     "transparent)} .fade{mask-image:linear-gradient(to bottom,#000 60%,transparent)}", "",
+     '<p class="veil">{i}</p>', '<p class="fade">{p}</p>', {}),
+    ("mask_size_zero", "an opaque mask image in a tile of size 0 (control: the same mask at 100% 100%)",
+     ".tile{mask-image:linear-gradient(#000,#000);mask-size:0 0} .tile-ok{mask-image:linear-gradient(#000,#000);"
+     "mask-size:100% 100%}", "", '<div class="tile">{i}</div>', '<p class="tile-ok">{p}</p>', {}),
+    ("contain_strict", "contain:strict on a box with no height: laid out as if empty and clipped to it (control: the "
+     "same containment with a height)",
+     ".lazy{contain:strict} .lazy-sized{contain:strict;height:24em}", "",
+     '<div class="lazy"><p>{i}</p></div>', '<div class="lazy-sized"><p>{p}</p></div>', {}),
+    ("contain_size_overflow", "contain:size with overflow:hidden (control: contain:size alone, whose content overflows "
+     "visibly)",
+     ".shell{contain:size;overflow:hidden} .shell-open{contain:size}", "",
+     '<div class="shell"><p>{i}</p></div>', '<div class="shell-open"><p>{p}</p></div><p>&nbsp;</p><p>&nbsp;</p>'
+     '<p>&nbsp;</p><p>&nbsp;</p><p>&nbsp;</p><p>&nbsp;</p>', {}),
+    ("skew_90", "transform:skewX(90deg), an infinite shear Chromium does not draw (control: skewX(10deg))",
+     ".slant{transform:skewX(90deg)} .tilt{transform:skewX(10deg)}", "",
+     '<p class="slant">{i}</p>', '<p class="tilt">{p}</p>', {}),
+    ("offset_viewport_units", "position:absolute; top:-100vh, a whole viewport above the page on any screen (control: "
+     "position:relative; top:-1vh)",
+     ".up{position:absolute;top:-100vh} .nudge{position:relative;top:-1vh}", "",
+     '<p class="up">{i}</p>', '<p class="nudge">{p}</p>', {}),
+    ("calc_lengths", "calc() offsets and sizes: left:calc(-100vw - 5000px), and max-height:calc(0px) with overflow:hidden "
+     "(control: max-height:calc(100vh - 1px))",
+     ".away{position:absolute;left:calc(-100vw - 5000px)} .fold{max-height:calc(0px);overflow:hidden} "
+     ".fold-ok{max-height:calc(100vh - 1px);overflow:hidden}", "",
+     '<p class="away">{i}</p><p class="fold">{i}</p>', '<p class="fold-ok">{p}</p>', {}),
+    ("clip_xywh", "clip-path:xywh(0 0 0 0) (control: xywh(0 0 100% 100%))",
+     ".snip{clip-path:xywh(0 0 0 0)} .snip-ok{clip-path:xywh(0 0 100% 100%)}", "",
+     '<p class="snip">{i}</p>', '<p class="snip-ok">{p}</p>', {}),
+    ("details_text", "text directly in a closed <details>, outside its <summary> (control: an open <details>)",
+     "", "", "<details><summary>Notes</summary>{i}</details>", "<details open><summary>More</summary>{p}</details>", {}),
 ]
 
 LAYOUTS = [
