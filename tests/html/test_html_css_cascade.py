@@ -232,6 +232,15 @@ CASES = [
      f'<div class="x"><p>{SHOWN}</p></div>'),
     ("text_shadow_blurred", ".x{color:transparent;text-shadow:0 0 12px #000}", f'<p class="x">{EVIL}</p>'),
     ("text_shadow_white", ".x{color:#fff;text-shadow:0 0 0 #fff}", f'<p class="x">{EVIL}</p>'),
+    # inherited text properties that leave no readable glyph
+    ("text_security_disc", ".x{-webkit-text-security:disc}", f'<div class="x"><p>{EVIL}</p></div>'),
+    ("text_security_undone_shown", ".x{-webkit-text-security:square} .x p{-webkit-text-security:none}",
+     f'<div class="x"><p>{SHOWN}</p></div>'),
+    ("font_size_adjust_0", ".x{font-size-adjust:0}", f'<div class="x"><p>{EVIL}</p></div>'),
+    ("font_size_adjust_tiny", ".x{font-size-adjust:ex-height 0.05}", f'<p class="x">{EVIL}</p>'),
+    ("font_size_adjust_half_shown", ".x{font-size-adjust:0} .x p{font-size-adjust:0.5}",
+     f'<div class="x"><p>{SHOWN}</p></div>'),
+    ("font_size_adjust_cap_shown", ".x{font-size-adjust:cap-height 0.7}", f'<p class="x">{SHOWN}</p>'),
 ]
 
 

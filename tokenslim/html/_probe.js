@@ -115,7 +115,11 @@
       else if (pos === "absolute" || pos === "fixed") escaped = true;
     }
     if (!reason && opacity <= MAX_ALPHA) reason = "opacity";
-    if (!reason && parseFloat(s.fontSize) < MIN_FONT) reason = "font_size";
+    // font-size-adjust scales the used size by its number over the font's x-height ratio (taken as 0.5)
+    const adjust = /^(ex-height )?[\d.]+$/.test(s.fontSizeAdjust) ? parseFloat(s.fontSizeAdjust.replace("ex-height ", "")) : NaN;
+    if (!reason && parseFloat(s.fontSize) * (isNaN(adjust) ? 1 : adjust / 0.5) < MIN_FONT) reason = "font_size";
+    // -webkit-text-security draws every character as a disc, as in a password field
+    if (!reason && s.webkitTextSecurity && s.webkitTextSecurity !== "none") reason = "text_security";
     // What else draws the glyphs: a sharp text-shadow, a background clipped to the text (here or on an ancestor).
     const glyphs = [];
     const shadow = sharpShadow(s);

@@ -46,6 +46,9 @@ from tokenslim.html._css import HINT_KEY, Cascade, _split_commas, parse_inline, 
 __all__ = ["State", "Styler", "ROOT_STATE", "MIN_FONT_PX", "MIN_CONTRAST", "MAX_HIDDEN_OPACITY", "OFFSCREEN_PX"]
 
 MIN_FONT_PX = 3.0
+_X_HEIGHT = 0.5
+"""The x-height of a page's font as a share of its size (about 0.45-0.55 for common fonts): ``font-size-adjust: n``
+draws text at n / this of its size."""
 """Text rendered smaller than this (CSS px) is unreadable, so treated as hidden."""
 MIN_LOGICAL_FONT_PX = 6.0
 """Chromium's minimum logical font size: a size relative to the parent's (em, ex, ch, %, ``smaller``)
@@ -125,6 +128,10 @@ class State:
         clip_text: The background colour an ancestor (or the element) with ``background-clip: text`` paints
             through the glyphs, else ``None`` (gradient text: ``color: transparent`` over a clipped background).
         clip_image: The same with a background image or gradient (its contrast is unknown: the text is seen).
+        secured: The inherited ``-webkit-text-security`` draws every character as a disc (or circle, square), as in
+            a password field: a reader sees the shapes, never the words.
+        size_adjust: The inherited ``font-size-adjust`` number, which scales the used font size (by the number
+            over the font's x-height ratio, taken as 0.5), else ``None``.
     """
 
     font_px: float = 16.0
@@ -151,6 +158,8 @@ class State:
     shadow: tuple[float, float, float, float] | None = None
     clip_text: tuple[float, float, float, float] | None = None
     clip_image: bool = False
+    secured: bool = False
+    size_adjust: float | None = None
 
 
 ROOT_STATE = State(custom={})
@@ -983,7 +992,8 @@ class Styler:
         key = (state.font_px, state.color, state.visible, state.bg, state.bg_image, state.opacity,
                id(state.custom), state.text_rule, state.fill, state.font_abs, state.in_fixed, state.edge, state.pinned,
                state.contained, state.block_rule, state.blockifies, state.clip_abs, state.clip_fixed, state.spacing,
-               state.stroke, state.yscale, state.shadow, state.clip_text, state.clip_image)
+               state.stroke, state.yscale, state.shadow, state.clip_text, state.clip_image, state.secured,
+               state.size_adjust)
         got = self.states.get(key)
         if got is None:
             got = self.states[key] = state
@@ -1115,10 +1125,23 @@ class Styler:
         ls = value("letter-spacing")
         if ls:
             spacing = 0.0 if _ident(ls) == "normal" else _length(ls[0], font_px) or 0.0  # inherited in px
+        secured = parent.secured
+        sec = value("-webkit-text-security")
+        if sec:
+            secured = _ident(sec) not in (None, "none")
+        size_adjust = parent.size_adjust
+        fsa = value("font-size-adjust")
+        if fsa:  # a number against the x-height (the default metric); none, from-font or another metric: not read
+            nums = [float(t.value) for t in fsa if t.type == "number"]
+            metric = [t.lower_value for t in fsa if t.type == "ident"]
+            size_adjust = nums[0] if len(nums) == 1 and metric in ([], ["ex-height"]) else None
+        used_px = font_px * size_adjust / _X_HEIGHT if size_adjust is not None else font_px
         if not visible:
             text_rule: str | None = "visibility_hidden"
-        elif font_px < MIN_FONT_PX:
+        elif font_px < MIN_FONT_PX or used_px < MIN_FONT_PX:
             text_rule = "font_size_0"
+        elif secured:
+            text_rule = "text_security"
         elif font_px * yscale * LINE_HEIGHT < MIN_LINE_PX:
             text_rule = "scaled_text"
         elif spacing <= -MAX_COLLAPSED_SPACING * font_px:
@@ -1149,7 +1172,7 @@ class Styler:
         clip_fixed = (parent.clip_fixed or clips) and not own_contain
         state = State(font_px, color, visible, bg, bg_image, opacity, custom, text_rule, fill, font_abs, in_fixed,
                       edge, pinned, contained, block_rule, blockifies, clip_abs, clip_fixed, spacing, stroke, yscale,
-                      shadow, clip_text, clip_image)
+                      shadow, clip_text, clip_image, secured, size_adjust)
         return None, parent if state == parent else self._intern(state)
 
     def _subtree_rule(

@@ -335,6 +335,13 @@ T = [
      '<p class="snip">{i}</p>', '<p class="snip-ok">{p}</p>', {}),
     ("details_text", "text directly in a closed <details>, outside its <summary> (control: an open <details>)",
      "", "", "<details><summary>Notes</summary>{i}</details>", "<details open><summary>More</summary>{p}</details>", {}),
+    ("text_security", "-webkit-text-security:disc, every character drawn as a disc (control: text-security:none "
+     "inside a disc box)",
+     ".pin{-webkit-text-security:disc} .pin .plain{-webkit-text-security:none}", "",
+     '<p class="pin">{i}</p>', '<div class="pin"><p class="plain">{p}</p></div>', {}),
+    ("font_size_adjust", "font-size-adjust:0, text drawn at no size (control: font-size-adjust:0.5 inside it)",
+     ".nil{font-size-adjust:0} .nil .adj{font-size-adjust:0.5}", "",
+     '<div class="nil"><p>{i}</p></div>', '<div class="nil"><p class="adj">{p}</p></div>', {}),
 ]
 
 LAYOUTS = [
