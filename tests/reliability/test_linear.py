@@ -97,3 +97,17 @@ def test_overlap_pair_checks_grow_linearly_within_one_source(monkeypatch, hotpot
     small, large = checks(400), checks(800)
     assert large <= 800 * dedupe.MAX_CANDIDATES
     assert math.log2(max(large, 1) / max(small, 1)) <= 1.2, (small, large)
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_run_request_leaves_the_collector_as_the_caller_had_it(enabled: bool) -> None:
+    import gc
+
+    before = gc.isenabled()
+    try:
+        (gc.enable if enabled else gc.disable)()
+        for collector in (True, False):
+            run_request(SHAPES["many_chunks"].build(10), collector=collector)
+            assert gc.isenabled() is enabled
+    finally:
+        (gc.enable if before else gc.disable)()

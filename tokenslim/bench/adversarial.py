@@ -175,6 +175,7 @@ def run_request(request: dict[str, Any], *, collector: bool = True) -> tuple[flo
 
     pipe = tokenslim.default_pipeline(token_budget=request.get("token_budget"))
     gc.collect()  # start each run from the same heap: a collection owed by the last run is not billed here
+    was_enabled = gc.isenabled()
     if not collector:
         gc.disable()
     try:
@@ -182,7 +183,10 @@ def run_request(request: dict[str, Any], *, collector: bool = True) -> tuple[flo
         pipe.run(QUERY, request["chunks"], history=request.get("history"))
         return time.perf_counter() - wall, time.process_time() - cpu
     finally:
-        gc.enable()
+        if was_enabled:  # the caller's setting, whatever this run did
+            gc.enable()
+        else:
+            gc.disable()
 
 
 @dataclass(frozen=True)
