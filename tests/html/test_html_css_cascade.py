@@ -241,6 +241,16 @@ CASES = [
     ("font_size_adjust_half_shown", ".x{font-size-adjust:0} .x p{font-size-adjust:0.5}",
      f'<div class="x"><p>{SHOWN}</p></div>'),
     ("font_size_adjust_cap_shown", ".x{font-size-adjust:cap-height 0.7}", f'<p class="x">{SHOWN}</p>'),
+    # filter colour functions recolour text and backgrounds
+    ("filter_invert", ".x{filter:invert(100%)}", f'<p class="x">{EVIL}</p>'),
+    ("filter_invert_white_shown", ".x{color:#fff;filter:invert(1)}", f'<p class="x">{SHOWN}</p>'),
+    ("filter_invert_box_shown", ".x{background:#000;filter:invert(1)} .x p{color:#fff}", f'<div class="x"><p>{SHOWN}</p></div>'),
+    ("filter_brightness", ".x{color:#333;filter:brightness(100)}", f'<p class="x">{EVIL}</p>'),
+    ("filter_brightness_0_nested", ".d{background:#000;color:#fff} .x{filter:brightness(0)}",
+     f'<div class="d"><p class="x">{EVIL}</p></div>'),
+    ("filter_grayscale_shown", ".x{color:#f00;filter:grayscale(1) sepia(0.5) hue-rotate(90deg) saturate(2)}",
+     f'<p class="x">{SHOWN}</p>'),
+    ("filter_invert_half_shown", ".x{filter:invert(0.5)}", f'<p class="x">{SHOWN}</p>'),
 ]
 
 

@@ -45,6 +45,62 @@
   };
   const contrast = (a, b) => { const x = lum(a), y = lum(b); return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05); };
   const over = (fg, bg) => [0, 1, 2].map((i) => fg[i] * fg[3] + bg[i] * (1 - fg[3]));
+  // The colour functions of an element's and its ancestors' filter (innermost first): they recolour
+  // everything painted inside, text and backgrounds alike, in sRGB (the Filter Effects formulas).
+  const tints = new Map();
+  const tintOf = (e) => {
+    if (!e) return [];
+    let got = tints.get(e);
+    if (got) return got;
+    const own = [];
+    const f = cs(e).filter;
+    if (f && f !== "none") {
+      for (const m of f.matchAll(/(invert|brightness|contrast|grayscale|sepia|saturate|hue-rotate)\(([^()]*)\)/g)) {
+        const v = m[2].trim();
+        const n = v === "" ? (m[1] === "hue-rotate" ? 0 : 1) : parseFloat(v) / (v.endsWith("%") ? 100 : 1) *
+          (v.endsWith("rad") && !v.endsWith("grad") ? 180 / Math.PI : v.endsWith("turn") ? 360 : v.endsWith("grad") ? 0.9 : 1);
+        own.push([m[1], n]);
+      }
+    }
+    got = own.concat(tintOf(up(e)));
+    tints.set(e, got);
+    return got;
+  };
+  const clamp = (x) => Math.min(1, Math.max(0, x));
+  const matrix = (name, n) => {
+    if (name === "hue-rotate") {
+      const c = Math.cos(n * Math.PI / 180), s = Math.sin(n * Math.PI / 180);
+      return [[0.213 + c * 0.787 - s * 0.213, 0.715 - c * 0.715 - s * 0.715, 0.072 - c * 0.072 + s * 0.928],
+              [0.213 - c * 0.213 + s * 0.143, 0.715 + c * 0.285 + s * 0.140, 0.072 - c * 0.072 - s * 0.283],
+              [0.213 - c * 0.213 - s * 0.787, 0.715 - c * 0.715 + s * 0.715, 0.072 + c * 0.928 + s * 0.072]];
+    }
+    if (name === "saturate") {
+      const v = Math.max(0, n);
+      return [[0.213 + 0.787 * v, 0.715 - 0.715 * v, 0.072 - 0.072 * v],
+              [0.213 - 0.213 * v, 0.715 + 0.285 * v, 0.072 - 0.072 * v],
+              [0.213 - 0.213 * v, 0.715 - 0.715 * v, 0.072 + 0.928 * v]];
+    }
+    const k = 1 - clamp(n);
+    if (name === "grayscale") {
+      return [[0.2126 + 0.7874 * k, 0.7152 - 0.7152 * k, 0.0722 - 0.0722 * k],
+              [0.2126 - 0.2126 * k, 0.7152 + 0.2848 * k, 0.0722 - 0.0722 * k],
+              [0.2126 - 0.2126 * k, 0.7152 - 0.7152 * k, 0.0722 + 0.9278 * k]];
+    }
+    return [[0.393 + 0.607 * k, 0.769 - 0.769 * k, 0.189 - 0.189 * k],
+            [0.349 - 0.349 * k, 0.686 + 0.314 * k, 0.168 - 0.168 * k],
+            [0.272 - 0.272 * k, 0.534 - 0.534 * k, 0.131 + 0.869 * k]];
+  };
+  const tinted = (c, tint) => {
+    let [r, g, b] = c;
+    for (const [name, n] of tint) {
+      if (name === "invert") { const a = clamp(n); [r, g, b] = [r, g, b].map((x) => a + x * (1 - 2 * a)); }
+      else if (name === "brightness") [r, g, b] = [r, g, b].map((x) => x * Math.max(0, n));
+      else if (name === "contrast") [r, g, b] = [r, g, b].map((x) => (x - 0.5) * Math.max(0, n) + 0.5);
+      else { const m = matrix(name, n); [r, g, b] = m.map((row) => row[0] * r + row[1] * g + row[2] * b); }
+      [r, g, b] = [r, g, b].map(clamp);
+    }
+    return [r, g, b, c[3]];
+  };
   const filterOpacity = (f) => {
     let o = 1;
     if (f && f !== "none") for (const m of f.matchAll(/opacity\(([\d.eE+-]+)(%?)\)/g)) o *= parseFloat(m[1]) / (m[2] ? 100 : 1);
@@ -205,19 +261,20 @@
       const e = stack[i], es = cs(e);
       if (i > idx && (REPLACED.has(e.tagName) || es.backgroundImage !== "none")) return null;
       if (i === idx && es.backgroundImage !== "none") return null;
-      const c = clipsText(es) ? [0, 0, 0, 0] : rgba(es.backgroundColor);  // clipped to the glyphs: not behind them
+      const c = clipsText(es) ? [0, 0, 0, 0] : tinted(rgba(es.backgroundColor), tintOf(e));  // clipped to the glyphs: not behind them
       if (c[3] > 0) layers.push(c);
       if (c[3] >= 1) break;
     }
     let bg = [1, 1, 1];
     for (let i = layers.length - 1; i >= 0; i--) bg = over(layers[i], bg);
-    const fill = rgba(s.webkitTextFillColor || s.color);
+    const tint = tintOf(el);
+    const fill = tinted(rgba(s.webkitTextFillColor || s.color), tint);
     let best = contrast(over(fill, bg), bg);
     if (parseFloat(s.webkitTextStrokeWidth) > 0) {
-      const stroke = rgba(s.webkitTextStrokeColor);
+      const stroke = tinted(rgba(s.webkitTextStrokeColor), tint);
       best = Math.max(best, contrast(over(stroke, bg), bg));
     }
-    for (const c of glyphs) best = Math.max(best, contrast(over(c, bg), bg));
+    for (const c of glyphs) best = Math.max(best, contrast(over(tinted(c, tint), bg), bg));
     return best;
   };
 

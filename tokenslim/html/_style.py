@@ -132,6 +132,9 @@ class State:
             a password field: a reader sees the shapes, never the words.
         size_adjust: The inherited ``font-size-adjust`` number, which scales the used font size (by the number
             over the font's x-height ratio, taken as 0.5), else ``None``.
+        tint: The colour functions of the element's and its ancestors' ``filter`` (``invert()``, ``brightness()``,
+            ``contrast()``, ``grayscale()``, ``sepia()``, ``saturate()``, ``hue-rotate()``), innermost first: they
+            recolour everything painted inside, text and backgrounds, before it reaches the screen.
     """
 
     font_px: float = 16.0
@@ -160,6 +163,7 @@ class State:
     clip_image: bool = False
     secured: bool = False
     size_adjust: float | None = None
+    tint: tuple[tuple[str, float], ...] = ()
 
 
 ROOT_STATE = State(custom={})
@@ -250,11 +254,12 @@ def _math(t: Any, depth: int, font_px: float | None) -> _Quantity | None:
         return None
     args = _strip(t.arguments)
     if t.lower_name != "calc":
-        vals = [_operand(a, depth, font_px) for a in args if not (a.type == "literal" and a.value == ",")]
-        if not vals or any(v is None or v[1] != vals[0][1] for v in vals):  # type: ignore[index]
+        got = [_operand(a, depth, font_px) for a in args if not (a.type == "literal" and a.value == ",")]
+        vals = [v for v in got if v is not None]
+        if not vals or len(vals) < len(got) or any(v[1] != vals[0][1] for v in vals):
             return None
-        nums = [v[0] for v in vals if v is not None]
-        unit = vals[0][1]  # type: ignore[index]
+        nums = [v[0] for v in vals]
+        unit = vals[0][1]
         if t.lower_name == "min":
             return min(nums), unit
         if t.lower_name == "max":
@@ -479,6 +484,52 @@ def _color_mix(t: Any, current: tuple[float, float, float, float]) -> tuple[floa
         return (0.0, 0.0, 0.0, 0.0)
     mix = tuple((x * a1 * w1 + y * a2 * w2) / alpha for x, y in ((r1, r2), (g1, g2), (b1, b2)))
     return (mix[0], mix[1], mix[2], alpha * min(1.0, total))
+
+
+_TINTS = frozenset(("invert", "brightness", "contrast", "grayscale", "sepia", "saturate", "hue-rotate"))
+
+
+def _tinted(c: tuple[float, float, float, float], tint: tuple[tuple[str, float], ...]) -> tuple[float, float, float, float]:
+    """``c`` as the ``filter`` colour functions ``tint`` (innermost first) paint it, in sRGB as Chromium applies
+    them (the Filter Effects formulas; each step clamped to 0..1; alpha unchanged)."""
+    if not tint:
+        return c
+    r, g, b, a = c
+    for name, n in tint:
+        if name == "invert":
+            n = min(1.0, max(0.0, n))
+            r, g, b = (n + x * (1 - 2 * n) for x in (r, g, b))
+        elif name == "brightness":
+            r, g, b = (x * max(0.0, n) for x in (r, g, b))
+        elif name == "contrast":
+            r, g, b = ((x - 0.5) * max(0.0, n) + 0.5 for x in (r, g, b))
+        else:
+            m = _tint_matrix(name, n)
+            r, g, b = (m[i][0] * r + m[i][1] * g + m[i][2] * b for i in range(3))
+        r, g, b = (min(1.0, max(0.0, x)) for x in (r, g, b))
+    return (r, g, b, a)
+
+
+def _tint_matrix(name: str, n: float) -> tuple[tuple[float, float, float], ...]:
+    """The Filter Effects colour matrix of ``grayscale``, ``sepia``, ``saturate`` (amount) or ``hue-rotate`` (degrees)."""
+    if name == "hue-rotate":
+        c, s = math.cos(math.radians(n)), math.sin(math.radians(n))
+        return ((0.213 + c * 0.787 - s * 0.213, 0.715 - c * 0.715 - s * 0.715, 0.072 - c * 0.072 + s * 0.928),
+                (0.213 - c * 0.213 + s * 0.143, 0.715 + c * 0.285 + s * 0.140, 0.072 - c * 0.072 - s * 0.283),
+                (0.213 - c * 0.213 - s * 0.787, 0.715 - c * 0.715 + s * 0.715, 0.072 + c * 0.928 + s * 0.072))
+    if name == "saturate":
+        v = max(0.0, n)
+        return ((0.213 + 0.787 * v, 0.715 - 0.715 * v, 0.072 - 0.072 * v),
+                (0.213 - 0.213 * v, 0.715 + 0.285 * v, 0.072 - 0.072 * v),
+                (0.213 - 0.213 * v, 0.715 - 0.715 * v, 0.072 + 0.928 * v))
+    k = 1 - min(1.0, max(0.0, n))
+    if name == "grayscale":
+        return ((0.2126 + 0.7874 * k, 0.7152 - 0.7152 * k, 0.0722 - 0.0722 * k),
+                (0.2126 - 0.2126 * k, 0.7152 + 0.2848 * k, 0.0722 - 0.0722 * k),
+                (0.2126 - 0.2126 * k, 0.7152 - 0.7152 * k, 0.0722 + 0.9278 * k))
+    return ((0.393 + 0.607 * k, 0.769 - 0.769 * k, 0.189 - 0.189 * k),  # sepia
+            (0.349 - 0.349 * k, 0.686 + 0.314 * k, 0.168 - 0.168 * k),
+            (0.272 - 0.272 * k, 0.534 - 0.534 * k, 0.131 + 0.869 * k))
 
 
 def _blend(fg: tuple[float, float, float, float], bg: tuple[float, float, float]) -> tuple[float, float, float]:
@@ -993,7 +1044,7 @@ class Styler:
                id(state.custom), state.text_rule, state.fill, state.font_abs, state.in_fixed, state.edge, state.pinned,
                state.contained, state.block_rule, state.blockifies, state.clip_abs, state.clip_fixed, state.spacing,
                state.stroke, state.yscale, state.shadow, state.clip_text, state.clip_image, state.secured,
-               state.size_adjust)
+               state.size_adjust, state.tint)
         got = self.states.get(key)
         if got is None:
             got = self.states[key] = state
@@ -1057,13 +1108,23 @@ class Styler:
             if n is not None:
                 opacity *= max(0.0, n)
         flt = value("filter")
+        tint = parent.tint
         if flt:
+            own: list[tuple[str, float]] = []
             for t in flt:
                 if t.type == "function" and t.lower_name == "opacity":
                     args = _strip(t.arguments)
                     n = _number(args[0]) if args else None
                     if n is not None:
                         opacity *= max(0.0, n)
+                elif t.type == "function" and t.lower_name in _TINTS:
+                    args = _strip(t.arguments)
+                    n = (_angle(args[0]) if t.lower_name == "hue-rotate" else _number(args[0])) if args else (
+                        0.0 if t.lower_name == "hue-rotate" else 1.0)
+                    if n is not None:
+                        own.append((t.lower_name, n))
+            if own:
+                tint = tuple(own) + parent.tint
         if rule is None and opacity <= MAX_HIDDEN_OPACITY:
             rule = "opacity_0"
         if rule is not None:
@@ -1109,7 +1170,7 @@ class Styler:
             clip_image = image
         else:
             if own_bg is not None and own_bg[3] > 0:
-                bg = _blend(own_bg, parent.bg)
+                bg = _blend(_tinted(own_bg, tint), parent.bg)
                 bg_image = False
             if image:
                 bg_image = True
@@ -1147,11 +1208,11 @@ class Styler:
         elif spacing <= -MAX_COLLAPSED_SPACING * font_px:
             text_rule = "letter_spacing_collapsed"
         elif clip_image or any(p is not None and p[3] > MAX_HIDDEN_OPACITY and (
-                bg_image or contrast(_blend(p, bg), bg) >= MIN_CONTRAST) for p in (stroke, shadow, clip_text)):
+                bg_image or contrast(_blend(_tinted(p, tint), bg), bg) >= MIN_CONTRAST) for p in (stroke, shadow, clip_text)):
             text_rule = None  # a stroke, a sharp shadow or a clipped background draws the glyphs whatever the fill
         elif paint[3] <= MAX_HIDDEN_OPACITY:
             text_rule = "transparent_text"
-        elif not bg_image and contrast(_blend(paint, bg), bg) < MIN_CONTRAST:
+        elif not bg_image and contrast(_blend(_tinted(paint, tint), bg), bg) < MIN_CONTRAST:
             text_rule = "same_color_text"
         else:
             text_rule = None
@@ -1172,7 +1233,7 @@ class Styler:
         clip_fixed = (parent.clip_fixed or clips) and not own_contain
         state = State(font_px, color, visible, bg, bg_image, opacity, custom, text_rule, fill, font_abs, in_fixed,
                       edge, pinned, contained, block_rule, blockifies, clip_abs, clip_fixed, spacing, stroke, yscale,
-                      shadow, clip_text, clip_image, secured, size_adjust)
+                      shadow, clip_text, clip_image, secured, size_adjust, tint)
         return None, parent if state == parent else self._intern(state)
 
     def _subtree_rule(
@@ -1396,6 +1457,8 @@ def _mask_hides(value: Any, font_px: float) -> bool:
         layers = [t for t in image if not (t.type == "literal" and t.value == ",")]
         if all(t.type == "function" and t.lower_name in _GRADIENTS and _transparent_stops(t) for t in layers):
             return True
+        if len(layers) > 1:  # another layer may let the text through
+            continue
         size = value(prefix + "mask-size")
         if size is None and "/" in [t.value for t in short if t.type == "literal"]:
             slash = [i for i, t in enumerate(short) if t.type == "literal" and t.value == "/"][0]
@@ -1407,9 +1470,10 @@ def _mask_hides(value: Any, font_px: float) -> bool:
 
 def _transparent_stops(gradient: Any) -> bool:
     """Every colour stop of ``gradient`` is (almost) fully transparent; ``False`` when it names no colour."""
-    colours = [_rgba([t], _BLACK) for t in _strip(gradient.arguments) if t.type in ("ident", "hash", "function")]
-    colours = [c for c in colours if c is not None]
+    found = (_rgba([t], _BLACK) for t in _strip(gradient.arguments) if t.type in ("ident", "hash", "function"))
+    colours = [c for c in found if c is not None]
     return bool(colours) and all(c[3] <= MAX_HIDDEN_OPACITY for c in colours)
+
 
 _ITEM_CONTAINERS = frozenset(("flex", "inline-flex", "grid", "inline-grid"))
 _OFFSETS = ("top", "bottom", "inset")  # vertical: a horizontal offset may stay inside a full-width clipped box

@@ -342,6 +342,13 @@ T = [
     ("font_size_adjust", "font-size-adjust:0, text drawn at no size (control: font-size-adjust:0.5 inside it)",
      ".nil{font-size-adjust:0} .nil .adj{font-size-adjust:0.5}", "",
      '<div class="nil"><p>{i}</p></div>', '<div class="nil"><p class="adj">{p}</p></div>', {}),
+    ("filter_invert", "filter:invert(1) turning dark text white on the white page (control: white text on a dark "
+     "box inverted to dark text, which the same rule lost before)",
+     ".negative{filter:invert(1)} .night{color:#fff;filter:invert(1)}", "",
+     '<p class="negative">{i}</p>', '<p class="night">{p}</p>', {}),
+    ("filter_brightness", "filter:brightness(100) turning grey text white (control: brightness(1.5))",
+     ".glow{color:#333;filter:brightness(100)} .lift{color:#333;filter:brightness(1.5)}", "",
+     '<p class="glow">{i}</p>', '<p class="lift">{p}</p>', {}),
 ]
 
 LAYOUTS = [
