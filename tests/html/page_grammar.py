@@ -42,17 +42,41 @@ DECLS = {
     "max-height:0;overflow": ["clip"],
     "zoom": ["0.01", "1"],
 }
+# Grammar 2: grammar 1 with the classes closed later (masks, size and paint containment, text shadows, gradient
+# text, text security, font-size-adjust, colour filters, skews, viewport-unit and calc() offsets, xywh()), each with
+# harmless values too. A separate grammar, so grammar 1's seeds keep naming the same pages.
+DECLS_2 = {
+    **DECLS,
+    "filter": DECLS["filter"] + ["invert(1)", "brightness(100)", "brightness(0)", "invert(1) hue-rotate(180deg)",
+                                 "grayscale(1)", "contrast(0)"],
+    "transform": DECLS["transform"] + ["skewX(90deg)", "skew(10deg)"],
+    "position:absolute;top": DECLS["position:absolute;top"] + ["-100vh", "calc(-100vh - 10px)"],
+    "clip-path": DECLS["clip-path"] + ["xywh(0 0 0 0)", "xywh(0 0 100% 100%)"],
+    "mask-image": ["linear-gradient(transparent,transparent)", "linear-gradient(#000,#000)",
+                   "linear-gradient(#000,transparent)"],
+    "mask-image:linear-gradient(#000,#000);mask-size": ["0 0", "100% 100%"],
+    "contain": ["strict", "size", "paint", "content", "layout"],
+    "contain:size;overflow": ["hidden", "visible"],
+    "text-shadow": ["0 0 0 #000", "0 0 12px #000", "1px 1px 0 #fff"],
+    "background-clip:text;background-color": ["#b00", "#fff"],
+    "background-clip:text;background-image": ["linear-gradient(#c00,#00c)"],
+    "-webkit-text-security": ["disc", "none"],
+    "font-size-adjust": ["0", "0.05", "0.5"],
+    "max-height:calc(0px);overflow": ["hidden"],
+}
+GRAMMARS = {1: DECLS, 2: DECLS_2}
 SELECTORS = ["class", "id", "attribute", "descendant", "is", "inline", "inline", "inline"]
 ATTRIBUTES = [" hidden", ' aria-hidden="true"', " popover", ' hidden="until-found"']
 
 
-def _decl(rng: random.Random) -> str:
-    prop = rng.choice(list(DECLS))
-    return f"{prop}:{rng.choice(DECLS[prop])}"
+def _decl(rng: random.Random, decls: dict[str, list[str]]) -> str:
+    prop = rng.choice(list(decls))
+    return f"{prop}:{rng.choice(decls[prop])}"
 
 
-def page(seed: int, *, nodes: int = 8) -> tuple[str, list[str]]:
-    """``(html, markers)``: the page for ``seed`` and the marker word of each text node, in order."""
+def page(seed: int, *, nodes: int = 8, grammar: int = 1) -> tuple[str, list[str]]:
+    """``(html, markers)``: the page for ``seed`` (of grammar 1 or 2) and the marker word of each text node, in order."""
+    decls = GRAMMARS[grammar]
     rng = random.Random(seed)
     rules: list[str] = []
     parts = [f"<p>{LEAD}</p>"]
@@ -70,7 +94,7 @@ def page(seed: int, *, nodes: int = 8) -> tuple[str, list[str]]:
             attrs = ""
             if rng.random() < 0.7:
                 form = rng.choice(SELECTORS)
-                decl = _decl(rng)
+                decl = _decl(rng, decls)
                 name = f"k{n}x{depth}"
                 if form == "inline":
                     attrs = f' style="{decl}"'
@@ -93,11 +117,11 @@ def page(seed: int, *, nodes: int = 8) -> tuple[str, list[str]]:
             + "\n".join(parts) + "</article></body></html>"), markers
 
 
-def compare(browser: Any, seed: int) -> list[tuple[str, bool, bool]]:
+def compare(browser: Any, seed: int, grammar: int = 1) -> list[tuple[str, bool, bool]]:
     """``(marker, Chromium shows it, tokenslim's walk keeps it)`` per text node of page ``seed``."""
     from tokenslim.html._extract import run
 
-    html, markers = page(seed)
+    html, markers = page(seed, grammar=grammar)
     shown = dict.fromkeys(markers, False)
     for node in browser.text_nodes(html):
         if node.visible:

@@ -31,11 +31,20 @@ def test_grammar_is_seeded_and_varied():
         assert form in html
 
 
+def test_grammar_2_adds_the_later_classes_and_keeps_grammar_1_pages():
+    html = "".join(page(s, grammar=2)[0] for s in range(200))
+    for decl in ("mask-image:", "contain:", "text-shadow:", "background-clip:text", "-webkit-text-security:",
+                 "font-size-adjust:", "invert(1)", "skewX(90deg)", "-100vh", "xywh("):
+        assert decl in html
+    assert page(7, grammar=1) == page(7)
+
+
 @pytest.mark.slow
-def test_tokenslim_agrees_with_chromium_on_generated_pages(browser):
+@pytest.mark.parametrize("grammar", [1, 2])
+def test_tokenslim_agrees_with_chromium_on_generated_pages(browser, grammar):
     hidden_kept, visible_dropped, hidden, visible = [], [], 0, 0
     for seed in range(PAGES):
-        for marker, shown, kept in compare(browser, seed):
+        for marker, shown, kept in compare(browser, seed, grammar):
             if shown:
                 visible += 1
                 if not kept:

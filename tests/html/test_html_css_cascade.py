@@ -251,6 +251,15 @@ CASES = [
     ("filter_grayscale_shown", ".x{color:#f00;filter:grayscale(1) sepia(0.5) hue-rotate(90deg) saturate(2)}",
      f'<p class="x">{SHOWN}</p>'),
     ("filter_invert_half_shown", ".x{filter:invert(0.5)}", f'<p class="x">{SHOWN}</p>'),
+    # found by differential fuzzing with grammar 2
+    ("paint_containment_clips_fixed", ".c{contain:content} .x{position:fixed;top:9999px}",
+     f'<div class="c"><p class="x">{EVIL}</p></div>'),
+    ("size_containment_contains_nothing", ".c{contain:size} .x{position:fixed;top:9999px}",
+     f'<div class="c"><p class="x">{EVIL}</p></div>'),
+    ("top_calc_viewport", ".x{position:absolute;top:calc(-100vh - 10px)}", f'<p class="x">{EVIL}</p>'),
+    ("font_size_adjust_reset_by_button_shown", ".x{font-size-adjust:0}", f'<p class="x"><button>{SHOWN}</button></p>'),
+    ("font_size_adjust_reset_by_font_shown", ".x{font-size-adjust:0} .x p{font:16px serif}",
+     f'<div class="x"><p>{SHOWN}</p></div>'),
 ]
 
 

@@ -41,7 +41,7 @@ from typing import Any
 import tinycss2
 from tinycss2 import color4
 
-from tokenslim.html._css import HINT_KEY, Cascade, _split_commas, parse_inline, to_px
+from tokenslim.html._css import HINT_KEY, VIEWPORT, Cascade, _split_commas, parse_inline, to_px
 
 __all__ = ["State", "Styler", "ROOT_STATE", "MIN_FONT_PX", "MIN_CONTRAST", "MAX_HIDDEN_OPACITY", "OFFSCREEN_PX"]
 
@@ -135,6 +135,8 @@ class State:
         tint: The colour functions of the element's and its ancestors' ``filter`` (``invert()``, ``brightness()``,
             ``contrast()``, ``grayscale()``, ``sepia()``, ``saturate()``, ``hue-rotate()``), innermost first: they
             recolour everything painted inside, text and backgrounds, before it reaches the screen.
+        paint_clip: An ancestor has paint containment (``contain: paint``, ``strict`` or ``content``), which clips
+            every descendant to its box, out-of-flow ones included: a box moved :data:`OFFSCREEN_PX` away is cut off.
     """
 
     font_px: float = 16.0
@@ -164,6 +166,7 @@ class State:
     secured: bool = False
     size_adjust: float | None = None
     tint: tuple[tuple[str, float], ...] = ()
+    paint_clip: bool = False
 
 
 ROOT_STATE = State(custom={})
@@ -1044,7 +1047,7 @@ class Styler:
                id(state.custom), state.text_rule, state.fill, state.font_abs, state.in_fixed, state.edge, state.pinned,
                state.contained, state.block_rule, state.blockifies, state.clip_abs, state.clip_fixed, state.spacing,
                state.stroke, state.yscale, state.shadow, state.clip_text, state.clip_image, state.secured,
-               state.size_adjust, state.tint)
+               state.size_adjust, state.tint, state.paint_clip)
         got = self.states.get(key)
         if got is None:
             got = self.states[key] = state
@@ -1095,7 +1098,7 @@ class Styler:
             rule, inline, block_rule = None, inline_tag, None
         else:
             rule, inline, block_rule = self._subtree_rule(value, font_px, inline_tag, parent.in_fixed, parent.blockifies,
-                                                          parent.contained)
+                                                          parent.contained, parent.paint_clip)
         if rule is None and not inline:
             rule = parent.block_rule  # a block inside an inline box that indents or clips its blocks away
         block_rule = (block_rule or parent.block_rule) if inline else None
@@ -1192,6 +1195,8 @@ class Styler:
             secured = _ident(sec) not in (None, "none")
         size_adjust = parent.size_adjust
         fsa = value("font-size-adjust")
+        if "font" in merged and not fsa:
+            size_adjust = None  # the font shorthand resets font-size-adjust
         if fsa:  # a number against the x-height (the default metric); none, from-font or another metric: not read
             nums = [float(t.value) for t in fsa if t.type == "number"]
             metric = [t.lower_value for t in fsa if t.type == "ident"]
@@ -1225,20 +1230,23 @@ class Styler:
         edge, pinned = _edges(value, pos, font_px, parent.contained) if pos in ("fixed", "absolute") else (0, 0)
         containing = _CONTAINING_INLINE if inline else _CONTAINING  # transforms skip a non-replaced inline box
         own_contain = not containing.isdisjoint(merged) and any(
-            (v := value(n)) and _ident(v) not in ("none", "normal", "auto") for n in containing)
+            (v := value(n)) and (_containment(v) if n == "contain" else _ident(v) not in ("none", "normal", "auto"))
+            for n in containing)
         contained = parent.contained or own_contain
+        paint_clip = parent.paint_clip or (not inline and "contain" in merged and bool(
+            {t.lower_value for t in value("contain") or [] if t.type == "ident"} & {"paint", "strict", "content"}))
         blockifies = _ident(value("display") or []) in _ITEM_CONTAINERS if "display" in merged else False
         clips = "clip-path" in merged and (cp := value("clip-path")) is not None and _ident(cp) != "none"
         clip_abs = (parent.clip_abs or clips) and pos in (None, "static") and not own_contain
         clip_fixed = (parent.clip_fixed or clips) and not own_contain
         state = State(font_px, color, visible, bg, bg_image, opacity, custom, text_rule, fill, font_abs, in_fixed,
                       edge, pinned, contained, block_rule, blockifies, clip_abs, clip_fixed, spacing, stroke, yscale,
-                      shadow, clip_text, clip_image, secured, size_adjust, tint)
+                      shadow, clip_text, clip_image, secured, size_adjust, tint, paint_clip)
         return None, parent if state == parent else self._intern(state)
 
     def _subtree_rule(
         self, value: Any, font_px: float, inline_tag: bool = False, in_fixed: bool = False, item: bool = False,
-        contained: bool = False,
+        contained: bool = False, paint_clip: bool = False,
     ) -> tuple[str | None, bool, str | None]:
         """Why the element and everything in it is hidden (or ``None``), whether its box is inline, and
         for an inline box why the blocks inside it are (:attr:`State.block_rule`). ``item``: the element
@@ -1255,11 +1263,12 @@ class Styler:
         inline = (display in ("inline", "contents") if display else inline_tag) and pos not in ("absolute", "fixed") and (
             _ident(value("float") or []) in (None, "none")) and (not item or display == "contents")
         if inline:
-            rule, block_rule = self._inline_rule(value, font_px, pos, in_fixed)
+            rule, block_rule = self._inline_rule(value, font_px, pos, in_fixed, paint_clip)
             return rule, True, block_rule
-        return self._box_rule(value, font_px, pos, in_fixed, contained), False, None
+        return self._box_rule(value, font_px, pos, in_fixed, contained, paint_clip), False, None
 
-    def _box_rule(self, value: Any, font_px: float, pos: str | None, in_fixed: bool, contained: bool = False) -> str | None:
+    def _box_rule(self, value: Any, font_px: float, pos: str | None, in_fixed: bool, contained: bool = False,
+                  paint_clip: bool = False) -> str | None:
         """:meth:`_subtree_rule` for a box that is not inline."""
         if _ident(value("content-visibility") or []) == "hidden":
             return "content_visibility_hidden"
@@ -1294,9 +1303,10 @@ class Styler:
         tl = value("translate")
         if tl and any(p is not None and abs(p) >= OFFSCREEN_PX for p in (_length(t, font_px) for t in tl[:2])):
             return "transform_offscreen"
-        return self._position_rule(value, font_px, pos, in_fixed=in_fixed, contained=contained)
+        return self._position_rule(value, font_px, pos, in_fixed=in_fixed, contained=contained, paint_clip=paint_clip)
 
-    def _inline_rule(self, value: Any, font_px: float, pos: str | None, in_fixed: bool) -> tuple[str | None, str | None]:
+    def _inline_rule(self, value: Any, font_px: float, pos: str | None, in_fixed: bool,
+                     paint_clip: bool = False) -> tuple[str | None, str | None]:
         """:meth:`_subtree_rule` for an inline box: offsets still apply, and any ``clip-path`` hides it
         (Chromium clips the blocks inside an inline box away, and the text after them: its reference box
         is the line fragments before them). An offscreen ``text-indent`` is inherited but indents block
@@ -1304,14 +1314,14 @@ class Styler:
         cp = value("clip-path")
         if cp and _ident(cp) != "none":
             return "clip_zero", None
-        rule = self._position_rule(value, font_px, pos, inline=True, in_fixed=in_fixed)
+        rule = self._position_rule(value, font_px, pos, inline=True, in_fixed=in_fixed, paint_clip=paint_clip)
         if rule is not None:
             return rule, None
         return None, ("text_indent_offscreen" if _indent_offscreen(value, font_px) else None)
 
     def _position_rule(
         self, value: Any, font_px: float, pos: str | None, *, inline: bool = False, in_fixed: bool = False,
-        contained: bool = False,
+        contained: bool = False, paint_clip: bool = False,
     ) -> str | None:
         inset = _box(value("inset"))
         sides: dict[str, float | None] = {}
@@ -1323,9 +1333,14 @@ class Styler:
             if t is not None and t.type == "dimension" and t.lower_unit in _VIEWPORT_UNITS[name]:
                 if name in ("top", "left") and t.value >= 100:
                     past_viewport = True
-                # a whole viewport or more toward the start (top:-100vh, right:100vw): before the page, on any screen
-                if (t.value <= -100 if name in ("top", "left") else t.value >= 100) and pos in ("absolute", "fixed"):
+                # a whole viewport toward the start (right:100vw, bottom:100vh): before the page on any screen
+                if name in ("right", "bottom") and t.value >= 100 and pos in ("absolute", "fixed"):
                     return "offscreen_position"
+        if pos in ("absolute", "fixed") and (v := sides["top"]) is not None and v <= -VIEWPORT[1]:
+            return "offscreen_position"  # a viewport's height (top:-100vh, calc(-100vh - 10px)) above its containing block
+        if paint_clip and pos in ("absolute", "fixed", "relative") and any(
+                (v := sides[s]) is not None and abs(v) >= OFFSCREEN_PX for s in sides):
+            return "offscreen_position"  # moved out of an ancestor whose paint containment clips it
         if pos in ("absolute", "fixed", "relative"):
             if any((v := sides[s]) is not None and v <= -OFFSCREEN_PX for s in ("top", "left")) or any(
                 (v := sides[s]) is not None and v >= OFFSCREEN_PX for s in ("right", "bottom")
@@ -1376,6 +1391,12 @@ def _stroke(value: Any, parent: tuple[float, float, float, float] | None, color:
     if width is None:
         return parent if short is None and width_t is None else None
     return (col or color) if width > 0 else None
+
+
+def _containment(tokens: list[Any]) -> bool:
+    """A ``contain`` value that makes the box the containing block of fixed descendants (layout or paint
+    containment: ``layout``, ``paint``, ``strict``, ``content``; not ``size`` or ``style`` alone)."""
+    return bool({t.lower_value for t in tokens if t.type == "ident"} & {"layout", "paint", "strict", "content"})
 
 
 def _shadow(value: Any, parent: tuple[float, float, float, float] | None, color: tuple[float, float, float, float],
@@ -1501,6 +1522,8 @@ def _hints(tag: str, attrs: dict[Any, Any]) -> dict[str, tuple[tuple[Any, ...], 
         out["color"] = (HINT_KEY, tinycss2.parse_component_value_list("buttontext"))
         out["background-color"] = (HINT_KEY, tinycss2.parse_component_value_list("buttonface"))
         out["font-size"] = (HINT_KEY, tinycss2.parse_component_value_list("13.333px"))
+        # its font shorthand (font: -webkit-small-control) resets font-size-adjust as well
+        out["font-size-adjust"] = (HINT_KEY, tinycss2.parse_component_value_list("none"))
     for attr, prop in (("color", "color"), ("bgcolor", "background-color")):
         if attr == "color" and tag != "font":
             continue
