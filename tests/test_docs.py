@@ -142,6 +142,7 @@ def _headlines() -> list[str]:
     sgd = {(r["method"], r["keep_last"]): r for r in load("conversation_sgd.json")["sgd"]}
     fuzz = load("fuzz.json")
     bf = load("browser_fuzz.json")["results"]
+    bf2 = load("browser_fuzz_2.json")["results"]
     cache = load("conversation_cache.json")["summary"]
     chat, coqa = cache["sgd"], cache["coqa"]
     structured = load("structured.json")["results"]
@@ -179,6 +180,9 @@ def _headlines() -> list[str]:
         f"{sum(r['tried'] for r in fuzz):,} fuzzed inputs, {sum(r['unexpected'] for r in fuzz)} unexpected",
         f"**{bf['hidden_kept']} of {bf['hidden_nodes']:,}** hidden text nodes kept ({100 * bf['hidden_kept_rate']:.2f}%), "
         f"{bf['visible_dropped']:,} of {bf['visible_nodes']:,} visible ones dropped ({100 * bf['visible_dropped_rate']:.2f}%)",
+        f"grammar 2 (`--grammar 2`, with the classes closed later): {bf2['hidden_kept']} of {bf2['hidden_nodes']:,} "
+        f"({100 * bf2['hidden_kept_rate']:.2f}%), {bf2['visible_dropped']:,} of {bf2['visible_nodes']:,} "
+        f"({100 * bf2['visible_dropped_rate']:.2f}%)",
         f"JSON lookups (API responses, records): **{jl['ratio']:.2f}x** fewer tokens, {pct(jl['answer_kept'])} of answers kept",
         f"(BM25 lines at the same tokens: {100 * jl['peer_bm25_lines']['answer_kept']['mean']:.1f}%)",
         f"table lookups {tl['ratio']:.2f}x at {100 * tl['answer_kept']['mean']:.1f}%",

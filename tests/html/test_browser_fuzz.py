@@ -1,4 +1,4 @@
-"""Differential fuzzing against Chromium, bounded for CI: 300 seeded pages from page_grammar.py.
+"""Differential fuzzing against Chromium, bounded for CI: 300 seeded pages of each grammar of page_grammar.py.
 
 Under 0.5% of the text nodes Chromium hides may be kept (a hidden instruction reaching the
 model), and few that it shows may be dropped (tokenslim errs towards removal). The classes left,
@@ -6,7 +6,9 @@ found by this fuzzer and judged too rare or too layout-bound to model: one gener
 box (a ``<button>``, opaque by default) landing over another's text; a fixed box's out-of-flow
 child taking its static position below the viewport when the fixed box is not empty or
 sits in another out-of-flow box (the empty case is a rule: corpus page 106); a
-zero-height ``<button>`` still showing its label; fixed boxes in fixed boxes.
+zero-height ``<button>`` still showing its label; fixed boxes in fixed boxes, and fixed or absolute boxes escaping an
+ancestor hidden by its offsets or by ``overflow`` that is not their containing block; a ``clip-path`` that clips
+nothing (``inset(0)``) on an inline box.
 benchmarks/bench_browser_fuzz.py runs the long version.
 """
 
