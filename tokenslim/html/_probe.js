@@ -198,9 +198,11 @@
     info.set(el, got);
     return got;
   };
+  // The colour stops of a computed gradient (rgb(), color(), oklch()... or transparent).
+  const colourStops = (img) => img.match(/(rgba?|color|hsla?|oklch|oklab|lab|lch)\([^()]*\)|transparent/g) || [];
   // A gradient whose every colour stop is opaque (a fade to transparent lets the text through).
   const solidGradient = (img) => {
-    const stops = img.match(/(rgba?|color|hsla?|oklch|oklab|lab|lch)\([^()]*\)|transparent/g) || [];
+    const stops = colourStops(img);
     return stops.length > 0 && stops.every((c) => c !== "transparent" && rgba(c)[3] >= 0.9);
   };
   // Split a computed list value at its top-level commas (the commas inside rgba(...) stay).
@@ -223,7 +225,7 @@
     return layers(img).every((l, i) => {
       if (/(^|\s)0(px|%)?(\s|$)/.test(sizes[i % sizes.length])) return true;
       if (!/gradient\(/.test(l)) return false;
-      const stops = l.match(/(rgba?|color|hsla?|oklch|oklab|lab|lch)\([^()]*\)|transparent/g) || [];
+      const stops = colourStops(l);
       return stops.length > 0 && stops.every((c) => c === "transparent" || rgba(c)[3] <= MAX_ALPHA);
     });
   };

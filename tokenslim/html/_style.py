@@ -675,7 +675,7 @@ def _animate(merged: dict[str, tuple[tuple[Any, ...], list[Any]]],
         frames = keyframes.get(name) if name is not None else None
         if not frames:
             continue
-        words = {t.lower_value for t in toks if t.type == "ident"}
+        words = _idents(toks)
         fill = fills[i % len(fills)] if fills else next((w for w in ("forwards", "backwards", "both") if w in words), None)
         count_toks = counts[i % len(counts)] if counts else [t for t in toks if t.type == "number" or (
             t.type == "ident" and t.lower_value == "infinite")]
@@ -1234,7 +1234,7 @@ class Styler:
             for n in containing)
         contained = parent.contained or own_contain
         paint_clip = parent.paint_clip or (not inline and "contain" in merged and bool(
-            {t.lower_value for t in value("contain") or [] if t.type == "ident"} & {"paint", "strict", "content"}))
+            _idents(value("contain")) & _PAINT_CONTAINMENT))
         blockifies = _ident(value("display") or []) in _ITEM_CONTAINERS if "display" in merged else False
         clips = "clip-path" in merged and (cp := value("clip-path")) is not None and _ident(cp) != "none"
         clip_abs = (parent.clip_abs or clips) and pos in (None, "static") and not own_contain
@@ -1272,11 +1272,9 @@ class Styler:
         """:meth:`_subtree_rule` for a box that is not inline."""
         if _ident(value("content-visibility") or []) == "hidden":
             return "content_visibility_hidden"
-        overflow: set[str] = set()
-        for name in ("overflow", "overflow-x", "overflow-y"):
-            overflow.update(t.lower_value for t in value(name) or [] if t.type == "ident")
-        contain = {t.lower_value for t in value("contain") or [] if t.type == "ident"}
-        if contain & {"size", "strict"} and (overflow & {"hidden", "clip"} or contain & {"paint", "strict", "content"}) and (
+        overflow = _idents(value("overflow")) | _idents(value("overflow-x")) | _idents(value("overflow-y"))
+        contain = _idents(value("contain"))
+        if contain & {"size", "strict"} and (overflow & {"hidden", "clip"} or contain & _PAINT_CONTAINMENT) and (
                 not any(value(n) for n in _BLOCK_EXTENT)):
             # size containment lays the box out as if empty (no height), and the clip cuts all its content away
             return "zero_size_box"
@@ -1396,7 +1394,16 @@ def _stroke(value: Any, parent: tuple[float, float, float, float] | None, color:
 def _containment(tokens: list[Any]) -> bool:
     """A ``contain`` value that makes the box the containing block of fixed descendants (layout or paint
     containment: ``layout``, ``paint``, ``strict``, ``content``; not ``size`` or ``style`` alone)."""
-    return bool({t.lower_value for t in tokens if t.type == "ident"} & {"layout", "paint", "strict", "content"})
+    return bool(_idents(tokens) & (_PAINT_CONTAINMENT | {"layout"}))
+
+
+_PAINT_CONTAINMENT = frozenset(("paint", "strict", "content"))
+"""``contain`` keywords that clip the box's descendants to it."""
+
+
+def _idents(tokens: list[Any] | None) -> set[str]:
+    """The lower-cased keywords among ``tokens``."""
+    return {t.lower_value for t in tokens or [] if t.type == "ident"}
 
 
 def _shadow(value: Any, parent: tuple[float, float, float, float] | None, color: tuple[float, float, float, float],
@@ -1481,8 +1488,8 @@ def _mask_hides(value: Any, font_px: float) -> bool:
         if len(layers) > 1:  # another layer may let the text through
             continue
         size = value(prefix + "mask-size")
-        if size is None and "/" in [t.value for t in short if t.type == "literal"]:
-            slash = [i for i, t in enumerate(short) if t.type == "literal" and t.value == "/"][0]
+        slash = next((i for i, t in enumerate(short) if t.type == "literal" and t.value == "/"), None)
+        if size is None and slash is not None:  # the shorthand's position / size
             size = short[slash + 1 : slash + 3]
         if size and any(_length(t, font_px) == 0.0 for t in size[:2] if t.type != "literal"):
             return True
