@@ -147,6 +147,29 @@ def test_oracle_verdicts(browser, style, visible):
     assert [n.visible for n in nodes if n.text == "Marked canary text"] == [visible]
 
 
+@pytest.mark.parametrize(
+    ("page", "visible"),
+    [  # each verdict checked against screenshots (the text against other letters of its length)
+        ("<div style='background:#000'><span style='color:#fff;mix-blend-mode:multiply'>{}</span></div>", False),
+        ("<div style='background:#fff'><span style='color:#000;mix-blend-mode:screen'>{}</span></div>", False),
+        ("<div style='background:#888'><p style='color:#000;mix-blend-mode:color-dodge'>{}</p></div>", False),
+        ("<div style='background:#808080'><p style='color:#808080;mix-blend-mode:hue'>{}</p></div>", False),
+        ("<style>body{background:#000;color:#fff}</style><p style='mix-blend-mode:multiply'>{}</p>", False),
+        # the browser's default white canvas is not a backdrop; a stacking context is a group that starts empty
+        ("<span style='color:#000;mix-blend-mode:difference'>{}</span>", True),
+        ("<div style='background:#000'><div style='isolation:isolate'><span style='color:#fff;mix-blend-mode:multiply'>{}"
+         "</span></div></div>", True),
+        ("<div style='background:#000'><div style='position:relative;z-index:1'><span style='color:#fff;"
+         "mix-blend-mode:multiply'>{}</span></div></div>", True),
+        ("<div style='background:#3366cc'><p style='color:#fff;mix-blend-mode:difference'>{}</p></div>", True),
+        ("<div style='background:#808080'><p style='color:#f00;mix-blend-mode:luminosity'>{}</p></div>", True),
+    ],
+)
+def test_oracle_reads_mix_blend_mode(browser, page, visible):
+    html = f"<html><body><p>Visible lead paragraph.</p>{page.replace('{}', 'Marked canary text')}</body></html>"
+    assert [n.visible for n in browser.text_nodes(html) if n.text == "Marked canary text"] == [visible]
+
+
 def test_oracle_closed_details_shows_its_summary_only(browser):
     html = ("<html><body><p>Visible lead paragraph.</p><details><summary>Summary label</summary>Direct canary text"
             "<p>Child canary text</p></details><details open><summary>Open label</summary>Open details text</details>"

@@ -57,7 +57,7 @@ RELEVANT = frozenset(
     background-color background-image z-index float animation animation-name animation-fill-mode
     animation-iteration-count animation-direction contain min-height min-block-size contain-intrinsic-size
     contain-intrinsic-height contain-intrinsic-block-size mask mask-image mask-size -webkit-mask -webkit-mask-image
-    -webkit-mask-size text-shadow background-clip -webkit-background-clip -webkit-text-security font-size-adjust""".split()
+    -webkit-mask-size text-shadow background-clip -webkit-background-clip -webkit-text-security font-size-adjust mix-blend-mode isolation""".split()
 )
 # A rule (or style attribute) is kept when it names one of these; z-index and float only qualify what
 # another declaration does (a covering overlay, an inline box made a block), so they alone keep nothing:
@@ -65,7 +65,7 @@ RELEVANT = frozenset(
 _RELEVANT_TEXT = re.compile(
     r"(?:^|[;{\s/])(?:display|visibility|content-visibility|opacity|filter|"
     r"(?:max-)?(?:width|height|(?:inline|block)-size)|overflow(?:-[xy])?|clip(?:-path)?|transform|scale|translate|rotate|"
-    r"zoom|position|left|top|right|bottom|inset|margin(?:-left|-top)?|text-indent|letter-spacing|animation(?:-name)?|font(?:-size)?|color|-webkit-text-(?:fill-color|stroke(?:-width|-color)?)|(?:-webkit-)?background(?:-color|-image|-clip)?|text-shadow|-webkit-text-security|font-size-adjust|"
+    r"zoom|position|left|top|right|bottom|inset|margin(?:-left|-top)?|text-indent|letter-spacing|animation(?:-name)?|font(?:-size)?|color|-webkit-text-(?:fill-color|stroke(?:-width|-color)?)|(?:-webkit-)?background(?:-color|-image|-clip)?|text-shadow|-webkit-text-security|font-size-adjust|mix-blend-mode|isolation|"
     r"contain(?:-intrinsic-(?:size|height|block-size))?|min-(?:height|block-size)|(?:-webkit-)?mask(?:-image|-size)?|"
     r"--[^:;{}\s]*)\s*:|\\",
     re.I,
@@ -368,8 +368,10 @@ def _px(token: Any, font_px: float = 16.0) -> float | None:
 _ABS_UNITS = {"px": 1.0, "pt": 4 / 3, "pc": 16.0, "in": 96.0, "cm": 96 / 2.54, "mm": 96 / 25.4, "q": 96 / 101.6}
 
 
-def to_px(value: float, unit: str, font_px: float, root_px: float = 16.0) -> float | None:
-    """A length in CSS px (em/ex/ch relative to ``font_px``, viewport units to :data:`VIEWPORT`)."""
+def to_px(value: float, unit: str, font_px: float, root_px: float = 16.0,
+          viewport: tuple[float, float] = VIEWPORT) -> float | None:
+    """A length in CSS px (em/ex/ch relative to ``font_px``, viewport units to ``viewport``, by default
+    :data:`VIEWPORT`)."""
     if unit in _ABS_UNITS:
         return value * _ABS_UNITS[unit]
     if unit == "em":
@@ -379,13 +381,13 @@ def to_px(value: float, unit: str, font_px: float, root_px: float = 16.0) -> flo
     if unit in ("ex", "ch"):
         return value * font_px / 2
     if unit in ("vw", "vi", "svw", "lvw", "dvw"):
-        return value * VIEWPORT[0] / 100
+        return value * viewport[0] / 100
     if unit in ("vh", "vb", "svh", "lvh", "dvh"):
-        return value * VIEWPORT[1] / 100
+        return value * viewport[1] / 100
     if unit == "vmin":
-        return value * min(VIEWPORT) / 100
+        return value * min(viewport) / 100
     if unit == "vmax":
-        return value * max(VIEWPORT) / 100
+        return value * max(viewport) / 100
     return None
 
 

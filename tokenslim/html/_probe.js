@@ -62,9 +62,78 @@
         own.push([m[1], n]);
       }
     }
-    got = own.concat(tintOf(up(e)));
+    const outer = tintOf(up(e));
+    const mode = cs(e).mixBlendMode;
+    if (BLENDS.has(mode) && !outer.length && !["absolute", "fixed"].includes(cs(e).position)) {
+      const d = backdropOf(e);  // an absolute or fixed box is drawn elsewhere, over a backdrop not read here
+      if (d) own.push([mode, d]);
+    }
+    got = own.concat(outer);
     tints.set(e, got);
     return got;
+  };
+  // mix-blend-mode: what the element's stacking context painted below it, from its ancestors' backgrounds
+  // (opaque, or null: nothing painted there, since a stacking context is a group that starts empty and the
+  // browser's default white canvas is not part of it), and the blend formulas (Compositing and Blending 1).
+  const BLENDS = new Set(["multiply", "screen", "overlay", "darken", "lighten", "color-dodge", "color-burn",
+    "hard-light", "soft-light", "difference", "exclusion", "hue", "saturation", "color", "luminosity"]);
+  const isolates = (s) => s.isolation === "isolate" || parseFloat(s.opacity) < 1 || s.transform !== "none" ||
+    s.filter !== "none" || s.perspective !== "none" || s.mixBlendMode !== "normal" || s.clipPath !== "none" ||
+    (s.maskImage || s.webkitMaskImage || "none") !== "none" || ["fixed", "sticky"].includes(s.position) ||
+    (s.position !== "static" && s.zIndex !== "auto") || /paint|layout|strict|content/.test(s.contain || "");
+  const backdropOf = (e) => {
+    const layers = [];
+    for (let a = up(e); a; a = up(a)) {
+      const s = cs(a);
+      if (s.backgroundImage !== "none") return null;
+      const c = rgba(s.backgroundColor);
+      if (c[3] > 0) layers.push(c);
+      if (c[3] >= 1 || isolates(s)) break;
+    }
+    if (!layers.length || layers[layers.length - 1][3] < 1) return null;
+    let bg = layers[layers.length - 1].slice(0, 3);
+    for (let i = layers.length - 2; i >= 0; i--) bg = over(layers[i], bg);
+    return bg;
+  };
+  const channel = (mode, b, s) => {
+    switch (mode) {
+      case "multiply": return b * s;
+      case "screen": return b + s - b * s;
+      case "overlay": return channel("hard-light", s, b);
+      case "darken": return Math.min(b, s);
+      case "lighten": return Math.max(b, s);
+      case "color-dodge": return b === 0 ? 0 : s >= 1 ? 1 : Math.min(1, b / (1 - s));
+      case "color-burn": return b >= 1 ? 1 : s <= 0 ? 0 : 1 - Math.min(1, (1 - b) / s);
+      case "hard-light": return s <= 0.5 ? b * 2 * s : channel("screen", b, 2 * s - 1);
+      case "soft-light": {
+        if (s <= 0.5) return b - (1 - 2 * s) * b * (1 - b);
+        const d = b <= 0.25 ? ((16 * b - 12) * b + 4) * b : Math.sqrt(b);
+        return b + (2 * s - 1) * (d - b);
+      }
+      case "difference": return Math.abs(b - s);
+      default: return b + s - 2 * b * s;  // exclusion
+    }
+  };
+  const lumOf = (c) => 0.3 * c[0] + 0.59 * c[1] + 0.11 * c[2];
+  const setLum = (c, l) => {
+    const d = l - lumOf(c);
+    let x = c.map((v) => v + d);
+    const lo = lumOf(x), n = Math.min(...x), m = Math.max(...x);
+    if (n < 0) x = x.map((v) => lo + (v - lo) * lo / (lo - n));
+    if (m > 1) x = x.map((v) => lo + (v - lo) * (1 - lo) / (m - lo));
+    return x;
+  };
+  const setSat = (c, sat) => {
+    const lo = Math.min(...c), hi = Math.max(...c);
+    return hi === lo ? [0, 0, 0] : c.map((v) => (v - lo) * sat / (hi - lo));
+  };
+  const blendOf = (mode, b, s) => {
+    const sat = (c) => Math.max(...c) - Math.min(...c);
+    if (mode === "hue") return setLum(setSat(s, sat(b)), lumOf(b));
+    if (mode === "saturation") return setLum(setSat(b, sat(s)), lumOf(b));
+    if (mode === "color") return setLum(s, lumOf(b));
+    if (mode === "luminosity") return setLum(b, lumOf(s));
+    return [0, 1, 2].map((i) => channel(mode, b[i], s[i]));
   };
   const clamp = (x) => Math.min(1, Math.max(0, x));
   const matrix = (name, n) => {
@@ -96,6 +165,7 @@
       if (name === "invert") { const a = clamp(n); [r, g, b] = [r, g, b].map((x) => a + x * (1 - 2 * a)); }
       else if (name === "brightness") [r, g, b] = [r, g, b].map((x) => x * Math.max(0, n));
       else if (name === "contrast") [r, g, b] = [r, g, b].map((x) => (x - 0.5) * Math.max(0, n) + 0.5);
+      else if (BLENDS.has(name)) [r, g, b] = blendOf(name, n, [r, g, b]);
       else { const m = matrix(name, n); [r, g, b] = m.map((row) => row[0] * r + row[1] * g + row[2] * b); }
       [r, g, b] = [r, g, b].map(clamp);
     }

@@ -25,7 +25,8 @@ Rules (the names key :attr:`tokenslim.html.Extraction.removed`), each with its t
   0.05, of ``-webkit-text-fill-color`` when set, which paints the text instead of ``color``);
   ``same_color_text`` (WCAG contrast ratio of the text colour, blended over its effective
   background, below :data:`MIN_CONTRAST`; the background is the nearest ancestor's colours
-  blended down to the white default canvas; text over a background image is kept);
+  blended down to the white default canvas; both recoloured by ``filter`` colour functions and
+  ``mix-blend-mode``, see :attr:`State.tint`; text over a background image is kept);
   ``letter_spacing_collapsed`` (``letter-spacing`` at most -:data:`MAX_COLLAPSED_SPACING` em of the
   text's font size: every glyph drawn over the last one, a line of no width); ``scaled_text`` (a line scaled by
   the ``transform``, ``scale`` or ``zoom`` of the element and its ancestors to under :data:`MIN_LINE_PX` tall).
@@ -134,9 +135,14 @@ class State:
             over the font's x-height ratio, taken as 0.5), else ``None``.
         tint: The colour functions of the element's and its ancestors' ``filter`` (``invert()``, ``brightness()``,
             ``contrast()``, ``grayscale()``, ``sepia()``, ``saturate()``, ``hue-rotate()``), innermost first: they
-            recolour everything painted inside, text and backgrounds, before it reaches the screen.
+            recolour everything painted inside, text and backgrounds, before it reaches the screen. A
+            ``mix-blend-mode`` adds its mode with the backdrop colour it blends with (``("multiply", (r, g, b))``).
         paint_clip: An ancestor has paint containment (``contain: paint``, ``strict`` or ``content``), which clips
             every descendant to its box, out-of-flow ones included: a box moved :data:`OFFSCREEN_PX` away is cut off.
+        backdrop: The opaque colour that ancestors' backgrounds paint below the element's children within their
+            stacking context, which a child's ``mix-blend-mode`` blends with; ``None`` when nothing opaque is
+            painted there (the browser's default white canvas is not; a group starts empty at every stacking
+            context: ``isolation``, ``opacity``, transforms, fixed boxes...).
     """
 
     font_px: float = 16.0
@@ -165,8 +171,9 @@ class State:
     clip_image: bool = False
     secured: bool = False
     size_adjust: float | None = None
-    tint: tuple[tuple[str, float], ...] = ()
+    tint: tuple[tuple[str, Any], ...] = ()
     paint_clip: bool = False
+    backdrop: tuple[float, float, float] | None = None
 
 
 ROOT_STATE = State(custom={})
@@ -219,17 +226,18 @@ def _resolve(tokens: list[Any], custom: dict[Any, Any], depth: int, budget: list
     return out
 
 
-def _length(t: Any, font_px: float) -> float | None:
+def _length(t: Any, font_px: float, viewport: tuple[float, float] = VIEWPORT) -> float | None:
     """A length token in px; ``None`` when unknown (a percentage other than 0%: the box size is unknown).
-    ``calc()``, ``min()``, ``max()`` and ``clamp()`` over lengths are evaluated (``calc(100vw + 10px)``)."""
+    ``calc()``, ``min()``, ``max()`` and ``clamp()`` over lengths are evaluated (``calc(100vw + 10px)``), with
+    viewport units against ``viewport`` (the oracle's window by default)."""
     if t.type == "number":
         return 0.0 if t.value == 0 else None
     if t.type == "percentage":
         return 0.0 if t.value == 0 else None
     if t.type == "dimension":
-        return to_px(t.value, t.lower_unit, font_px)
+        return to_px(t.value, t.lower_unit, font_px, viewport=viewport)
     if t.type == "function" and t.lower_name in _MATH:
-        got = _math(t, 0, font_px)
+        got = _math(t, 0, font_px, viewport)
         return got[0] if got is not None and got[1] else None
     return None
 
@@ -249,7 +257,7 @@ _MATH = frozenset(("calc", "min", "max", "clamp"))
 _Quantity = tuple[float, bool]  # (value, is a length in px); a plain number otherwise
 
 
-def _math(t: Any, depth: int, font_px: float | None) -> _Quantity | None:
+def _math(t: Any, depth: int, font_px: float | None, viewport: tuple[float, float] = VIEWPORT) -> _Quantity | None:
     """A ``calc()``/``min()``/``max()``/``clamp()`` of numbers (``opacity: calc(0)``) or, when ``font_px`` is
     given, of lengths in px (``top: calc(-100vh - 10px)``); ``None`` if it mixes what CSS does not allow
     (a browser drops such a declaration) or holds what is unknown here (a percentage of the box)."""
@@ -257,7 +265,7 @@ def _math(t: Any, depth: int, font_px: float | None) -> _Quantity | None:
         return None
     args = _strip(t.arguments)
     if t.lower_name != "calc":
-        got = [_operand(a, depth, font_px) for a in args if not (a.type == "literal" and a.value == ",")]
+        got = [_operand(a, depth, font_px, viewport) for a in args if not (a.type == "literal" and a.value == ",")]
         vals = [v for v in got if v is not None]
         if not vals or len(vals) < len(got) or any(v[1] != vals[0][1] for v in vals):
             return None
@@ -268,23 +276,23 @@ def _math(t: Any, depth: int, font_px: float | None) -> _Quantity | None:
         if t.lower_name == "max":
             return max(nums), unit
         return (max(nums[0], min(nums[1], nums[2])), unit) if len(nums) == 3 else None
-    return _sum(args, depth, font_px)
+    return _sum(args, depth, font_px, viewport)
 
 
-def _operand(a: Any, depth: int, font_px: float | None) -> _Quantity | None:
+def _operand(a: Any, depth: int, font_px: float | None, viewport: tuple[float, float]) -> _Quantity | None:
     if a.type == "number":
         return float(a.value), False
     if font_px is not None and a.type in ("dimension", "percentage"):
-        px = _length(a, font_px)
+        px = _length(a, font_px, viewport)
         return None if px is None else (px, True)
     if a.type == "() block":
-        return _sum(_strip(a.content), depth + 1, font_px)
+        return _sum(_strip(a.content), depth + 1, font_px, viewport)
     if a.type == "function" and a.lower_name in _MATH:
-        return _math(a, depth + 1, font_px)
+        return _math(a, depth + 1, font_px, viewport)
     return None
 
 
-def _sum(args: list[Any], depth: int, font_px: float | None) -> _Quantity | None:
+def _sum(args: list[Any], depth: int, font_px: float | None, viewport: tuple[float, float]) -> _Quantity | None:
     """``a * b / c + d - e`` over numbers and lengths, with the usual precedence: terms added must be of one
     kind, a product holds at most one length, and a divisor is a number."""
     total: _Quantity | None = None
@@ -309,7 +317,7 @@ def _sum(args: list[Any], depth: int, font_px: float | None) -> _Quantity | None
                 return None
             term, sign, op = None, (1.0 if a.value == "+" else -1.0), "+"
             continue
-        v = _operand(a, depth, font_px)
+        v = _operand(a, depth, font_px, viewport)
         if v is None:
             return None
         if term is None:
@@ -490,9 +498,14 @@ def _color_mix(t: Any, current: tuple[float, float, float, float]) -> tuple[floa
 
 
 _TINTS = frozenset(("invert", "brightness", "contrast", "grayscale", "sepia", "saturate", "hue-rotate"))
+_BLEND_MODES = frozenset((
+    "multiply", "screen", "overlay", "darken", "lighten", "color-dodge", "color-burn", "hard-light", "soft-light",
+    "difference", "exclusion", "hue", "saturation", "color", "luminosity"))
+"""``mix-blend-mode`` values other than ``normal`` (and ``plus-*``, not read)."""
+_MASKS = ("mask", "mask-image", "-webkit-mask", "-webkit-mask-image")
 
 
-def _tinted(c: tuple[float, float, float, float], tint: tuple[tuple[str, float], ...]) -> tuple[float, float, float, float]:
+def _tinted(c: tuple[float, float, float, float], tint: tuple[tuple[str, Any], ...]) -> tuple[float, float, float, float]:
     """``c`` as the ``filter`` colour functions ``tint`` (innermost first) paint it, in sRGB as Chromium applies
     them (the Filter Effects formulas; each step clamped to 0..1; alpha unchanged)."""
     if not tint:
@@ -506,11 +519,77 @@ def _tinted(c: tuple[float, float, float, float], tint: tuple[tuple[str, float],
             r, g, b = (x * max(0.0, n) for x in (r, g, b))
         elif name == "contrast":
             r, g, b = ((x - 0.5) * max(0.0, n) + 0.5 for x in (r, g, b))
+        elif name in _BLEND_MODES:
+            r, g, b = _blend_mode(name, n, (r, g, b))
         else:
             m = _tint_matrix(name, n)
             r, g, b = (m[i][0] * r + m[i][1] * g + m[i][2] * b for i in range(3))
         r, g, b = (min(1.0, max(0.0, x)) for x in (r, g, b))
     return (r, g, b, a)
+
+
+def _separable(mode: str, cb: float, cs: float) -> float:
+    """One channel of a separable blend mode (Compositing and Blending Level 1, section 10.1)."""
+    if mode == "multiply":
+        return cb * cs
+    if mode == "screen":
+        return cb + cs - cb * cs
+    if mode == "overlay":
+        return _separable("hard-light", cs, cb)
+    if mode == "darken":
+        return min(cb, cs)
+    if mode == "lighten":
+        return max(cb, cs)
+    if mode == "color-dodge":
+        return 0.0 if cb == 0 else 1.0 if cs >= 1 else min(1.0, cb / (1 - cs))
+    if mode == "color-burn":
+        return 1.0 if cb >= 1 else 0.0 if cs <= 0 else 1 - min(1.0, (1 - cb) / cs)
+    if mode == "hard-light":
+        return cb * 2 * cs if cs <= 0.5 else _separable("screen", cb, 2 * cs - 1)
+    if mode == "soft-light":
+        if cs <= 0.5:
+            return cb - (1 - 2 * cs) * cb * (1 - cb)
+        d = ((16 * cb - 12) * cb + 4) * cb if cb <= 0.25 else math.sqrt(cb)
+        return cb + (2 * cs - 1) * (d - cb)
+    if mode == "difference":
+        return abs(cb - cs)
+    return cb + cs - 2 * cb * cs  # exclusion
+
+
+def _lum(c: tuple[float, float, float]) -> float:
+    return 0.3 * c[0] + 0.59 * c[1] + 0.11 * c[2]
+
+
+def _set_lum(c: tuple[float, float, float], lum: float) -> tuple[float, float, float]:
+    d = lum - _lum(c)
+    r, g, b = (x + d for x in c)
+    n, x, lo = min(r, g, b), max(r, g, b), _lum((r, g, b))
+    if n < 0:
+        r, g, b = (lo + (v - lo) * lo / (lo - n) for v in (r, g, b))
+    if x > 1:
+        r, g, b = (lo + (v - lo) * (1 - lo) / (x - lo) for v in (r, g, b))
+    return (r, g, b)
+
+
+def _set_sat(c: tuple[float, float, float], sat: float) -> tuple[float, float, float]:
+    lo, hi = min(c), max(c)
+    if hi == lo:
+        return (0.0, 0.0, 0.0)
+    return tuple((v - lo) * sat / (hi - lo) for v in c)  # type: ignore[return-value]
+
+
+def _blend_mode(mode: str, cb: tuple[float, float, float], cs: tuple[float, float, float]) -> tuple[float, float, float]:
+    """``mix-blend-mode`` ``mode`` of source colour ``cs`` over an opaque backdrop ``cb`` (the spec's
+    formulas, separable and non-separable)."""
+    if mode == "hue":
+        return _set_lum(_set_sat(cs, max(cb) - min(cb)), _lum(cb))
+    if mode == "saturation":
+        return _set_lum(_set_sat(cb, max(cs) - min(cs)), _lum(cb))
+    if mode == "color":
+        return _set_lum(cs, _lum(cb))
+    if mode == "luminosity":
+        return _set_lum(cb, _lum(cs))
+    return (_separable(mode, cb[0], cs[0]), _separable(mode, cb[1], cs[1]), _separable(mode, cb[2], cs[2]))
 
 
 def _tint_matrix(name: str, n: float) -> tuple[tuple[float, float, float], ...]:
@@ -1047,7 +1126,7 @@ class Styler:
                id(state.custom), state.text_rule, state.fill, state.font_abs, state.in_fixed, state.edge, state.pinned,
                state.contained, state.block_rule, state.blockifies, state.clip_abs, state.clip_fixed, state.spacing,
                state.stroke, state.yscale, state.shadow, state.clip_text, state.clip_image, state.secured,
-               state.size_adjust, state.tint, state.paint_clip)
+               state.size_adjust, state.tint, state.paint_clip, state.backdrop)
         got = self.states.get(key)
         if got is None:
             got = self.states[key] = state
@@ -1128,6 +1207,13 @@ class Styler:
                         own.append((t.lower_name, n))
             if own:
                 tint = tuple(own) + parent.tint
+        blend = value("mix-blend-mode") if "mix-blend-mode" in merged else None
+        mode = _ident(blend) if blend else None
+        if mode in _BLEND_MODES and not parent.tint and parent.backdrop is not None and not parent.bg_image and (
+                _ident(value("position") or []) not in ("absolute", "fixed")):
+            # the element's painting (text and backgrounds) is blended with what its stacking context painted below
+            # it (an absolute or fixed box is drawn elsewhere, over a backdrop not known here)
+            tint = (*tint, (mode, parent.backdrop))
         if rule is None and opacity <= MAX_HIDDEN_OPACITY:
             rule = "opacity_0"
         if rule is not None:
@@ -1167,7 +1253,8 @@ class Styler:
                 if col is not None:
                     own_bg = col
         clip_text, clip_image = parent.clip_text, parent.clip_image
-        if _clips_to_text(value):
+        clipped = _clips_to_text(value)
+        if clipped:
             # the background is painted through the glyphs (of the element and its descendants), not behind them
             clip_text = own_bg if own_bg is not None and own_bg[3] > MAX_HIDDEN_OPACITY else None
             clip_image = image
@@ -1239,9 +1326,20 @@ class Styler:
         clips = "clip-path" in merged and (cp := value("clip-path")) is not None and _ident(cp) != "none"
         clip_abs = (parent.clip_abs or clips) and pos in (None, "static") and not own_contain
         clip_fixed = (parent.clip_fixed or clips) and not own_contain
+        backdrop = parent.backdrop
+        if backdrop is not None and (
+                own_contain or clips or mode not in (None, "normal") or opacity < parent.opacity
+                or pos in ("fixed", "sticky") or ("isolation" in merged and _ident(value("isolation") or []) == "isolate")
+                or (pos in ("absolute", "relative") and (zi := value("z-index")) is not None and _ident(zi) != "auto")
+                or any(_ident(value(n) or []) != "none" for n in _MASKS if n in merged)):
+            backdrop = None  # a stacking context is a group of its own, which starts empty
+        if own_bg is not None and own_bg[3] > 0 and not clipped:
+            painted = _tinted(own_bg, tint)
+            backdrop = (painted[:3] if painted[3] >= 1
+                        else _blend(painted, backdrop) if backdrop is not None else None)
         state = State(font_px, color, visible, bg, bg_image, opacity, custom, text_rule, fill, font_abs, in_fixed,
                       edge, pinned, contained, block_rule, blockifies, clip_abs, clip_fixed, spacing, stroke, yscale,
-                      shadow, clip_text, clip_image, secured, size_adjust, tint, paint_clip)
+                      shadow, clip_text, clip_image, secured, size_adjust, tint, paint_clip, backdrop)
         return None, parent if state == parent else self._intern(state)
 
     def _subtree_rule(
@@ -1328,9 +1426,9 @@ class Styler:
             toks = value(name)
             t = toks[0] if toks else inset[i]
             sides[name] = _length(t, font_px) if t is not None else None
+            if t is not None and name in ("top", "left") and pos == "fixed" and _past_far_edge(t, font_px, name == "top"):
+                past_viewport = True
             if t is not None and t.type == "dimension" and t.lower_unit in _VIEWPORT_UNITS[name]:
-                if name in ("top", "left") and t.value >= 100:
-                    past_viewport = True
                 # a whole viewport toward the start (right:100vw, bottom:100vh): before the page on any screen
                 if name in ("right", "bottom") and t.value >= 100 and pos in ("absolute", "fixed"):
                     return "offscreen_position"
@@ -1345,7 +1443,8 @@ class Styler:
             ):
                 return "offscreen_position"
         if pos == "fixed" and past_viewport and not contained:
-            return "offscreen_position"  # top: 100vh (left: 100vw) on the viewport: past its far edge at any size
+            # top: 100vh, left: calc(100vw + 10px), max(100vw, 2000px) on the viewport: past its far edge at any size
+            return "offscreen_position"
         if (pos == "fixed" and not contained) or (in_fixed and pos in ("absolute", "relative", "fixed")):
             # Fixed to the viewport (or inside a fixed box), so no scrolling reaches it beyond the far edges either;
             # a fixed box inside a transformed (contained) one is placed against it, and scrolls like an absolute one.
@@ -1464,6 +1563,19 @@ def _indent_offscreen(value: Any, font_px: float) -> bool:
 _VH = ("vh", "svh", "lvh", "dvh", "vb")
 _VW = ("vw", "svw", "lvw", "dvw", "vi")
 _VIEWPORT_UNITS = {"top": _VH, "bottom": _VH, "left": _VW, "right": _VW}
+_SCREENS = ((320.0, 480.0), (7680.0, 4320.0))
+"""The smallest and largest windows (CSS px) a fixed box is placed against when asking whether it is past the
+viewport's far edge on any screen: a ``calc()`` of lengths is linear in the window's size, so holding at both
+ends it holds on every window between."""
+
+
+def _past_far_edge(t: Any, font_px: float, vertical: bool) -> bool:
+    """Whether a ``top`` (``vertical``) or ``left`` offset of a fixed box puts its start edge at or past the
+    viewport's far edge on the smallest and the largest screen (``100vh``, ``calc(100vw + 10px)``)."""
+    if t.type not in ("dimension", "function"):
+        return False
+    axis = 1 if vertical else 0
+    return all((v := _length(t, font_px, vp)) is not None and v >= vp[axis] for vp in _SCREENS)
 """Viewport units per offset: ``top``/``left`` at 100 or more put a fixed box past the viewport's far edge; at
 -100 or less (``right``/``bottom`` at 100 or more) they put a box a whole viewport before the page's start."""
 _BLOCK_EXTENT = ("height", "block-size", "min-height", "min-block-size", "contain-intrinsic-size",

@@ -349,6 +349,14 @@ T = [
     ("filter_brightness", "filter:brightness(100) turning grey text white (control: brightness(1.5))",
      ".glow{color:#333;filter:brightness(100)} .lift{color:#333;filter:brightness(1.5)}", "",
      '<p class="glow">{i}</p>', '<p class="lift">{p}</p>', {}),
+    ("mix_blend_mode", "mix-blend-mode:multiply blending white text into the dark box below it (control: the same "
+     "text in a box with isolation:isolate, a group of its own with nothing below to blend with)",
+     ".ink{background:#111;color:#fff} .melt{mix-blend-mode:multiply} .apart{isolation:isolate}", "",
+     '<div class="ink"><p class="melt">{i}</p></div>', '<div class="ink"><div class="apart"><p class="melt">{p}</p></div></div>', {}),
+    ("fixed_calc_far_edge", "a fixed box at left:calc(100vw + 10px), past the viewport's right edge on any screen "
+     "(control: top:calc(100vh - 3em), its first lines above the bottom edge)",
+     ".beyond{position:fixed;top:0;left:calc(100vw + 10px)} .low{position:fixed;left:0;top:calc(100vh - 3em);margin:0}", "",
+     '<div class="beyond">{i}</div>', '<p class="low">{p}</p>', {}),
 ]
 
 LAYOUTS = [
