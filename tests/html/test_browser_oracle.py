@@ -163,6 +163,14 @@ def test_oracle_verdicts(browser, style, visible):
          "mix-blend-mode:multiply'>{}</span></div></div>", True),
         ("<div style='background:#3366cc'><p style='color:#fff;mix-blend-mode:difference'>{}</p></div>", True),
         ("<div style='background:#808080'><p style='color:#f00;mix-blend-mode:luminosity'>{}</p></div>", True),
+        # a back face not drawn, and backgrounds of one gradient colour
+        ("<div style='backface-visibility:hidden;transform:rotateY(180deg)'><p>{}</p></div>", False),
+        ("<div style='transform-style:preserve-3d;transform:rotateY(180deg)'><p style='backface-visibility:hidden'>{}</p>"
+         "</div>", False),
+        ("<div style='backface-visibility:hidden;transform:scaleX(-1)'>{}</div>", True),
+        ("<div style='transform:rotateY(180deg)'><p style='backface-visibility:hidden'>{}</p></div>", True),
+        ("<div style='color:#fff;background:linear-gradient(#fff, #fff)'>{}</div>", False),
+        ("<div style='color:#fff;background:linear-gradient(#fff, #fff) no-repeat 0 0 / 10px 10px, #000'>{}</div>", True),
     ],
 )
 def test_oracle_reads_mix_blend_mode(browser, page, visible):

@@ -47,8 +47,8 @@ class TextNode:
     Attributes:
         text: The node's text as in the DOM (entities decoded, whitespace as written).
         reason: ``""`` when a reader sees it, else the first check that failed
-            (``"checkVisibility"``, ``"masked"``, ``"opacity"``, ``"font_size"``, ``"text_security"``,
-            ``"transparent"``, ``"geometry"``,
+            (``"checkVisibility"``, ``"masked"``, ``"backface"``, ``"opacity"``, ``"font_size"``,
+            ``"text_security"``, ``"transparent"``, ``"geometry"``,
             ``"not_painted"``, ``"covered"``, ``"contrast"``).
     """
 

@@ -223,6 +223,10 @@
       if (es.contentVisibility === "hidden" && es.display !== "inline" && !reason) reason = "checkVisibility";
       if (!reason && masked(es)) reason = "masked";
       if (!reason && es.display !== "inline" && degenerate(es.transform)) reason = "geometry";
+      // a back face not drawn hides the element and what is flattened into its plane (not a preserve-3d
+      // ancestor's children, which keep their own planes)
+      if (!reason && es.backfaceVisibility === "hidden" && es.display !== "inline" &&
+          (e === el || es.transformStyle !== "preserve-3d") && facesAway(e)) reason = "backface";
       const pos = es.position;
       if (!escaped && !fixed) {
         // paint containment clips like overflow:hidden
@@ -315,6 +319,32 @@
     const m = /^matrix\(([^)]*)\)/.exec(t);
     return !!m && m[1].split(",").slice(0, 4).some((x) => !isFinite(parseFloat(x)) || Math.abs(parseFloat(x)) >= 1e12);
   };
+  // backface-visibility: the element's plane, turned by its transforms (the rotate and scale properties, then
+  // transform) and by those of the preserve-3d ancestors whose 3D context it joins, shows its back when the
+  // inverse's m33 is negative (how Chromium decides it).
+  const matrixOf = (e) => {
+    const s = cs(e);
+    let m = new DOMMatrix();
+    if (s.rotate && s.rotate !== "none") {
+      const parts = s.rotate.trim().split(/\s+/);
+      const a = parts[parts.length - 1];
+      const deg = parseFloat(a) * (a.endsWith("turn") ? 360 : a.endsWith("grad") ? 0.9 : a.endsWith("rad") ? 180 / Math.PI : 1);
+      const axis = parts.length === 4 ? parts.slice(0, 3).map(parseFloat)
+        : ({ x: [1, 0, 0], y: [0, 1, 0], z: [0, 0, 1] })[parts.length === 2 ? parts[0] : "z"];
+      if (axis) m = m.rotateAxisAngle(axis[0], axis[1], axis[2], deg);
+    }
+    if (s.scale && s.scale !== "none") {
+      const v = s.scale.trim().split(/\s+/).map(parseFloat);
+      m = m.scale(v[0], v.length > 1 ? v[1] : v[0], v.length > 2 ? v[2] : 1);
+    }
+    if (s.transform && s.transform !== "none") m = m.multiply(new DOMMatrix(s.transform));
+    return m;
+  };
+  const facesAway = (e) => {
+    let m = matrixOf(e);
+    for (let p = up(e); p && cs(p).transformStyle === "preserve-3d"; p = up(p)) m = matrixOf(p).multiply(m);
+    return m.inverse().m33 < 0;
+  };
   const inside = (a, b) => b === a || a.contains(b) || (b.getRootNode() !== a.getRootNode() && a.contains(b.getRootNode().host));
   // Is this element painted opaque over what lies below (an opaque background, an image, a replaced element)?
   const clipsText = (s) => s.webkitBackgroundClip === "text" || s.backgroundClip === "text";
@@ -325,15 +355,27 @@
     if (s.backgroundImage !== "none" && !solidGradient(s.backgroundImage)) return false;
     return s.backgroundImage !== "none" || rgba(s.backgroundColor)[3] >= 0.9;
   };
+  // The colour of a top background layer that paints one opaque colour over the whole box (a gradient
+  // whose stops are all that colour, at the default size), hiding the layers below it; else null.
+  const solidTop = (es) => {
+    const top = layers(es.backgroundImage)[0].trim();
+    if (!/gradient\(/.test(top) || /url\(|image-set\(/.test(top)) return null;
+    const stops = colourStops(top).map((c) => (c === "transparent" ? [0, 0, 0, 0] : rgba(c)));
+    if (!stops.length || stops.some((c) => c[3] < 1 || c.some((v, i) => v !== stops[0][i]))) return null;
+    const size = layers(es.backgroundSize)[0].trim();
+    return ["auto", "auto auto", "cover", "100%", "100% 100%", "100% auto", "auto 100%"].includes(size) ? stops[0] : null;
+  };
   // The text colour against what is painted below it at a point; null when an image is below (unknown).
   const contrastAt = (el, s, stack, idx, glyphs, clipImage) => {
     if (clipImage) return null;
     const layers = [];
     for (let i = idx; i < stack.length; i++) {
       const e = stack[i], es = cs(e);
-      if (i > idx && (REPLACED.has(e.tagName) || es.backgroundImage !== "none")) return null;
-      if (i === idx && es.backgroundImage !== "none") return null;
-      const c = clipsText(es) ? [0, 0, 0, 0] : tinted(rgba(es.backgroundColor), tintOf(e));  // clipped to the glyphs: not behind them
+      const solid = es.backgroundImage !== "none" ? solidTop(es) : null;
+      if (i > idx && (REPLACED.has(e.tagName) || (es.backgroundImage !== "none" && !solid))) return null;
+      if (i === idx && es.backgroundImage !== "none" && !solid) return null;
+      // clipped to the glyphs: not behind them
+      const c = clipsText(es) ? [0, 0, 0, 0] : tinted(solid || rgba(es.backgroundColor), tintOf(e));
       if (c[3] > 0) layers.push(c);
       if (c[3] >= 1) break;
     }

@@ -143,6 +143,9 @@ class State:
             stacking context, which a child's ``mix-blend-mode`` blends with; ``None`` when nothing opaque is
             painted there (the browser's default white canvas is not; a group starts empty at every stacking
             context: ``isolation``, ``opacity``, transforms, fixed boxes...).
+        ctx3d: For the children of a ``transform-style: preserve-3d`` element, the 3x3 linear part of the transforms
+            of the 3D rendering context they join (the element's, times its own preserve-3d ancestors'), which turns
+            their planes too; ``None`` elsewhere (each element then starts a context of its own).
     """
 
     font_px: float = 16.0
@@ -174,6 +177,7 @@ class State:
     tint: tuple[tuple[str, Any], ...] = ()
     paint_clip: bool = False
     backdrop: tuple[float, float, float] | None = None
+    ctx3d: tuple[float, ...] | None = None
 
 
 ROOT_STATE = State(custom={})
@@ -851,6 +855,103 @@ def _rotate_hides(tokens: list[Any]) -> bool:
     return deg is not None and axis is not None and _edge_on(axis, deg)
 
 
+_Matrix3 = tuple[float, float, float, float, float, float, float, float, float]
+_IDENTITY3: _Matrix3 = (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0)
+
+
+def _matmul(a: tuple[float, ...], b: tuple[float, ...]) -> _Matrix3:
+    """The 3x3 product ``a @ b`` (row-major)."""
+    return tuple(sum(a[3 * i + k] * b[3 * k + j] for k in range(3)) for i in range(3) for j in range(3))  # type: ignore[return-value]
+
+
+def _axis_angle(x: float, y: float, z: float, deg: float) -> _Matrix3 | None:
+    """The rotation by ``deg`` about the axis (x, y, z) (CSS ``rotate3d()``)."""
+    n = math.sqrt(x * x + y * y + z * z)
+    if n == 0:
+        return None
+    x, y, z = x / n, y / n, z / n
+    c, s = math.cos(math.radians(deg)), math.sin(math.radians(deg))
+    t = 1 - c
+    return (t * x * x + c, t * x * y - s * z, t * x * z + s * y,
+            t * x * y + s * z, t * y * y + c, t * y * z - s * x,
+            t * x * z - s * y, t * y * z + s * x, t * z * z + c)
+
+
+def _linear3d(transform: list[Any] | None, rotate: list[Any] | None, scale: list[Any] | None,
+              font_px: float) -> _Matrix3 | None:
+    """The 3x3 linear part of an element's transforms (the ``rotate`` and ``scale`` properties, then
+    ``transform``'s functions in order; translations and perspective move the plane, they do not turn it), or
+    ``None`` when a function is not known here."""
+    m: _Matrix3 = _IDENTITY3
+    if rotate and not (len(rotate) == 1 and _ident(rotate) == "none"):
+        angles = [t for t in rotate if t.type == "dimension" or (t.type == "number" and t.value == 0 and len(rotate) == 1)]
+        rest = [t for t in rotate if t not in angles]
+        named = {"x": (1.0, 0.0, 0.0), "y": (0.0, 1.0, 0.0), "z": (0.0, 0.0, 1.0)}
+        axis = (named["z"] if not rest else named.get(rest[0].lower_value) if len(rest) == 1 and rest[0].type == "ident"
+                else (float(rest[0].value), float(rest[1].value), float(rest[2].value))
+                if len(rest) == 3 and all(t.type == "number" for t in rest) else None)
+        deg = _angle(angles[0]) if len(angles) == 1 else None
+        r = _axis_angle(axis[0], axis[1], axis[2], deg) if axis is not None and deg is not None else None
+        if r is None:
+            return None
+        m = _matmul(m, r)
+    if scale and not (len(scale) == 1 and _ident(scale) == "none"):
+        f = [n for n in (_number(t) for t in scale[:3]) if n is not None]
+        if len(f) != len(scale[:3]):
+            return None
+        sx, sy, sz = f[0], f[1] if len(f) > 1 else f[0], f[2] if len(f) > 2 else 1.0  # scale: 2 is x and y, not z
+        m = _matmul(m, (sx, 0.0, 0.0, 0.0, sy, 0.0, 0.0, 0.0, sz))
+    for t in transform or []:
+        if t.type == "ident" and t.lower_value == "none":
+            continue
+        if t.type != "function":
+            return None
+        name = t.lower_name
+        args = [a for a in _strip(t.arguments) if not (a.type == "literal" and a.value == ",")]
+        nums = [_number(a) for a in args]
+        step: _Matrix3 | None
+        if name.startswith("translate") or name == "perspective":
+            continue
+        if name in ("rotate", "rotatez", "rotatex", "rotatey") and len(args) == 1 and (deg := _angle(args[0])) is not None:
+            step = _axis_angle(*{"rotatex": (1.0, 0.0, 0.0), "rotatey": (0.0, 1.0, 0.0)}.get(name, (0.0, 0.0, 1.0)), deg)
+        elif name == "rotate3d" and len(args) == 4 and None not in nums[:3] and (deg := _angle(args[3])) is not None:
+            step = _axis_angle(nums[0], nums[1], nums[2], deg)  # type: ignore[arg-type]
+        elif name in ("scale", "scale3d", "scalex", "scaley", "scalez") and nums and None not in nums:
+            v = [float(n) for n in nums if n is not None]
+            sx, sy, sz = {"scalex": (v[0], 1.0, 1.0), "scaley": (1.0, v[0], 1.0), "scalez": (1.0, 1.0, v[0]),
+                          "scale3d": tuple((v + [1.0, 1.0])[:3])}.get(name, (v[0], v[1] if len(v) > 1 else v[0], 1.0))
+            step = (sx, 0.0, 0.0, 0.0, sy, 0.0, 0.0, 0.0, sz)
+        elif name == "matrix" and len(nums) == 6 and None not in nums:
+            a, b, c, d = (float(n) for n in nums[:4])  # type: ignore[arg-type]
+            step = (a, c, 0.0, b, d, 0.0, 0.0, 0.0, 1.0)
+        elif name == "matrix3d" and len(nums) == 16 and None not in nums:
+            v = [float(n) for n in nums]  # type: ignore[arg-type]
+            step = (v[0], v[4], v[8], v[1], v[5], v[9], v[2], v[6], v[10])  # column-major
+        elif name in ("skew", "skewx", "skewy") and args:
+            skews = [d for d in (_angle(a) for a in args[:2]) if d is not None]
+            if len(skews) != len(args[:2]):
+                return None
+            ax = skews[0] if name != "skewy" else 0.0
+            ay = skews[1] if name == "skew" and len(skews) > 1 else skews[0] if name == "skewy" else 0.0
+            step = (1.0, math.tan(math.radians(ax)), 0.0, math.tan(math.radians(ay)), 1.0, 0.0, 0.0, 0.0, 1.0)
+        else:
+            return None
+        if step is None:
+            return None
+        m = _matmul(m, step)
+    return m
+
+
+def _faces_away(m: tuple[float, ...]) -> bool:
+    """Whether the plane turned by ``m`` shows its back: the normal (0, 0, 1) carried by the inverse transpose
+    points away from the viewer, i.e. the (3, 3) entry of ``m``'s inverse, ``(m11 m22 - m12 m21) / det``, is
+    negative (``rotateY(180deg)``, ``scaleZ(-1)``; a mirror such as ``scaleX(-1)`` still faces the viewer)."""
+    det = (m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6]) + m[2] * (m[3] * m[7] - m[4] * m[6]))
+    if abs(det) < 1e-9:
+        return False
+    return (m[0] * m[4] - m[1] * m[3]) / det < -1e-9
+
+
 def _angle(t: Any) -> float | None:
     """An angle token in degrees (``0`` without a unit counts)."""
     if t.type == "number" and t.value == 0:
@@ -1126,7 +1227,7 @@ class Styler:
                id(state.custom), state.text_rule, state.fill, state.font_abs, state.in_fixed, state.edge, state.pinned,
                state.contained, state.block_rule, state.blockifies, state.clip_abs, state.clip_fixed, state.spacing,
                state.stroke, state.yscale, state.shadow, state.clip_text, state.clip_image, state.secured,
-               state.size_adjust, state.tint, state.paint_clip, state.backdrop)
+               state.size_adjust, state.tint, state.paint_clip, state.backdrop, state.ctx3d)
         got = self.states.get(key)
         if got is None:
             got = self.states[key] = state
@@ -1183,6 +1284,18 @@ class Styler:
         block_rule = (block_rule or parent.block_rule) if inline else None
         if not inline and ("transform" in merged or "scale" in merged):
             yscale *= _y_scale(value("transform"), value("scale"))
+        ctx3d = None
+        if not inline and ("backface-visibility" in merged or "transform-style" in merged):
+            # a 3D rendering context: the element's plane turned by its transform, and by those of the
+            # preserve-3d ancestors it shares the context with
+            turn = _linear3d(value("transform"), value("rotate"), value("scale"), font_px)
+            total = turn if turn is None or parent.ctx3d is None else _matmul(parent.ctx3d, turn)
+            preserve = _ident(value("transform-style") or []) == "preserve-3d"
+            if preserve and total is not None:
+                ctx3d = total
+            if (rule is None and not preserve and total is not None and _ident(value("backface-visibility") or []) == "hidden"
+                    and _faces_away(total)):
+                rule = "backface_hidden"  # its back faces the viewer, and the back is not drawn
         opacity = parent.opacity
         op = value("opacity")
         if op:
@@ -1241,10 +1354,12 @@ class Styler:
             toks = value(name)
             if not toks:
                 continue
+            gradient = False
             for t in toks:
                 if t.type == "url" or (t.type == "function" and (t.lower_name == "url" or "gradient" in t.lower_name
                                                                   or t.lower_name == "image-set")):
                     image = True
+                    gradient = gradient or t.type == "function" and "gradient" in t.lower_name
             if name != "background-image":
                 col = _rgba(toks[-1:], color) if toks else None
                 if col is None:
@@ -1252,6 +1367,9 @@ class Styler:
                                 if x is not None), None)
                 if col is not None:
                     own_bg = col
+            if gradient and name != "background-color" and (
+                    top := _opaque_top_layer(toks, color, value("background-size"))) is not None:
+                own_bg, image = top, False  # a gradient of one opaque colour on top paints that colour over the rest
         clip_text, clip_image = parent.clip_text, parent.clip_image
         clipped = _clips_to_text(value)
         if clipped:
@@ -1339,7 +1457,7 @@ class Styler:
                         else _blend(painted, backdrop) if backdrop is not None else None)
         state = State(font_px, color, visible, bg, bg_image, opacity, custom, text_rule, fill, font_abs, in_fixed,
                       edge, pinned, contained, block_rule, blockifies, clip_abs, clip_fixed, spacing, stroke, yscale,
-                      shadow, clip_text, clip_image, secured, size_adjust, tint, paint_clip, backdrop)
+                      shadow, clip_text, clip_image, secured, size_adjust, tint, paint_clip, backdrop, ctx3d)
         return None, parent if state == parent else self._intern(state)
 
     def _subtree_rule(
@@ -1606,6 +1724,34 @@ def _mask_hides(value: Any, font_px: float) -> bool:
         if size and any(_length(t, font_px) == 0.0 for t in size[:2] if t.type != "literal"):
             return True
     return False
+
+
+def _opaque_top_layer(tokens: list[Any], current: tuple[float, float, float, float],
+                      size: list[Any] | None) -> tuple[float, float, float, float] | None:
+    """The colour of a ``background`` (or ``background-image``) whose top layer (the first) is a gradient of one
+    opaque colour (``linear-gradient(#fff, #fff)``) over the whole box, which hides every layer below it; else
+    ``None``. A size (``/ 10px 10px`` in the shorthand, or a ``background-size`` other than ``auto``, ``cover`` or
+    ``100%``) may leave part of the box to the layers below."""
+    top = _strip(_split_commas(tokens)[0]) if tokens else []
+    grads = [t for t in top if t.type == "function" and "gradient" in t.lower_name]
+    if len(grads) != 1 or any(t.type == "url" or (t.type == "function" and t.lower_name in ("url", "image-set"))
+                              or (t.type == "literal" and t.value == "/") for t in top):
+        return None
+    if size and not all((t.type == "ident" and t.lower_value in ("auto", "cover")) or
+                        (t.type == "percentage" and t.value >= 100) for t in _strip(_split_commas(size)[0])):
+        return None
+    colours = []
+    for k, group in enumerate(_split_commas(_strip(grads[0].arguments))):
+        group = _strip(group)
+        c = _rgba(group[:1], current) if group else None
+        if c is None:
+            if group and (k == 0 or (len(group) == 1 and group[0].type in ("percentage", "dimension", "number"))):
+                continue  # the direction, shape or position (first), or a colour hint (a length alone)
+            return None
+        colours.append(c)
+    if not colours or any(c != colours[0] for c in colours) or colours[0][3] < 1:
+        return None
+    return colours[0]
 
 
 def _transparent_stops(gradient: Any) -> bool:

@@ -357,6 +357,15 @@ T = [
      "(control: top:calc(100vh - 3em), its first lines above the bottom edge)",
      ".beyond{position:fixed;top:0;left:calc(100vw + 10px)} .low{position:fixed;left:0;top:calc(100vh - 3em);margin:0}", "",
      '<div class="beyond">{i}</div>', '<p class="low">{p}</p>', {}),
+    ("backface_hidden", "the back face of a flip card, backface-visibility:hidden and turned by rotateY(180deg) "
+     "(control: the card's front face)",
+     ".card{transform-style:preserve-3d} .side{backface-visibility:hidden} .flip{transform:rotateY(180deg)}", "",
+     '<div class="card"><div class="side flip">{i}</div></div>', '<div class="card"><p class="side">{p}</p></div>', {}),
+    ("solid_gradient", "white text on a background gradient from white to white (control: a gradient from white "
+     "to black, whose contrast is unknown)",
+     ".sheet{color:#fff;background:linear-gradient(to bottom, #fff 0%, #fff 100%)} "
+     ".fade{color:#fff;background:linear-gradient(#fff, #000)}", "",
+     '<div class="sheet">{i}</div>', '<p class="fade">{p}</p>', {}),
 ]
 
 LAYOUTS = [
