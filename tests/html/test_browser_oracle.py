@@ -170,6 +170,8 @@ def test_oracle_verdicts(browser, style, visible):
         ("<div style='backface-visibility:hidden;transform:scaleX(-1)'>{}</div>", True),
         ("<div style='transform:rotateY(180deg)'><p style='backface-visibility:hidden'>{}</p></div>", True),
         ("<div style='color:#fff;background:linear-gradient(#fff, #fff)'>{}</div>", False),
+        ("<div style='perspective:100px'><div style='transform:translateZ(101px)'>{}</div></div>", False),
+        ("<div style='perspective:100px'><div><div style='transform:translateZ(101px)'>{}</div></div></div>", True),
         ("<div style='color:#fff;background:linear-gradient(#fff, #fff) no-repeat 0 0 / 10px 10px, #000'>{}</div>", True),
     ],
 )

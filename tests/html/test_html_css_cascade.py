@@ -287,6 +287,13 @@ CASES = [
     ("backface_flat_parent_shown", ".p{transform:rotateY(180deg)} .x{backface-visibility:hidden}",
      f'<div class="p"><p class="x">{SHOWN}</p></div>'),
     ("backface_inline_shown", ".x{backface-visibility:hidden;transform:rotateY(180deg)}", f'<p><span class="x">{SHOWN}</span></p>'),
+    # moved by translateZ() to or past the parent's perspective distance: behind the viewer, not drawn
+    ("perspective_behind_viewer", ".p{perspective:100px} .x{transform:translateZ(101px)}", f'<div class="p"><div class="x"><p>{EVIL}</p></div></div>'),
+    ("perspective_translate3d", ".p{perspective:20em} .x{transform:translate3d(0, 0, 400px)}", f'<div class="p"><p class="x">{EVIL}</p></div>'),
+    ("perspective_far_shown", ".p{perspective:100px} .x{transform:translateZ(-500px)}", f'<div class="p"><p class="x">{SHOWN}</p></div>'),
+    ("perspective_grandchild_shown", ".p{perspective:100px} .x{transform:translateZ(101px)}",
+     f'<div class="p"><div><p class="x">{SHOWN}</p></div></div>'),
+    ("perspective_inline_shown", ".p{perspective:100px} .x{transform:translateZ(101px)}", f'<p class="p"><span class="x">{SHOWN}</span></p>'),
     # a background gradient of one opaque colour is that colour
     ("solid_gradient", ".x{color:#fff;background:linear-gradient(#fff, #fff)}", f'<p class="x">{EVIL}</p>'),
     ("solid_gradient_over_image", ".d{background:linear-gradient(to right, #000 0%, #000 100%), url(a.png)} .d p{color:#000}",

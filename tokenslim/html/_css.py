@@ -58,7 +58,7 @@ RELEVANT = frozenset(
     animation-iteration-count animation-direction contain min-height min-block-size contain-intrinsic-size
     contain-intrinsic-height contain-intrinsic-block-size mask mask-image mask-size -webkit-mask -webkit-mask-image
     -webkit-mask-size text-shadow background-clip -webkit-background-clip -webkit-text-security font-size-adjust mix-blend-mode isolation background-size backface-visibility
-    transform-style""".split()
+    transform-style perspective""".split()
 )
 # A rule (or style attribute) is kept when it names one of these; z-index and float only qualify what
 # another declaration does (a covering overlay, an inline box made a block), so they alone keep nothing:
@@ -66,7 +66,7 @@ RELEVANT = frozenset(
 _RELEVANT_TEXT = re.compile(
     r"(?:^|[;{\s/])(?:display|visibility|content-visibility|opacity|filter|"
     r"(?:max-)?(?:width|height|(?:inline|block)-size)|overflow(?:-[xy])?|clip(?:-path)?|transform|scale|translate|rotate|"
-    r"zoom|position|left|top|right|bottom|inset|margin(?:-left|-top)?|text-indent|letter-spacing|animation(?:-name)?|font(?:-size)?|color|-webkit-text-(?:fill-color|stroke(?:-width|-color)?)|(?:-webkit-)?background(?:-color|-image|-clip)?|text-shadow|-webkit-text-security|font-size-adjust|mix-blend-mode|isolation|backface-visibility|transform-style|"
+    r"zoom|position|left|top|right|bottom|inset|margin(?:-left|-top)?|text-indent|letter-spacing|animation(?:-name)?|font(?:-size)?|color|-webkit-text-(?:fill-color|stroke(?:-width|-color)?)|(?:-webkit-)?background(?:-color|-image|-clip)?|text-shadow|-webkit-text-security|font-size-adjust|mix-blend-mode|isolation|backface-visibility|transform-style|perspective|"
     r"contain(?:-intrinsic-(?:size|height|block-size))?|min-(?:height|block-size)|(?:-webkit-)?mask(?:-image|-size)?|"
     r"--[^:;{}\s]*)\s*:|\\",
     re.I,

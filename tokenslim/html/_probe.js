@@ -225,6 +225,10 @@
       if (!reason && es.display !== "inline" && degenerate(es.transform)) reason = "geometry";
       // a back face not drawn hides the element and what is flattened into its plane (not a preserve-3d
       // ancestor's children, which keep their own planes)
+      // moved by translateZ() to or past the parent's perspective distance: behind the viewer, not drawn
+      const parent = up(e);
+      if (!reason && parent && es.transform !== "none" && es.display !== "inline" && cs(parent).perspective !== "none" &&
+          new DOMMatrix(es.transform).m43 >= parseFloat(cs(parent).perspective)) reason = "geometry";
       if (!reason && es.backfaceVisibility === "hidden" && es.display !== "inline" &&
           (e === el || es.transformStyle !== "preserve-3d") && facesAway(e)) reason = "backface";
       const pos = es.position;

@@ -146,6 +146,8 @@ class State:
         ctx3d: For the children of a ``transform-style: preserve-3d`` element, the 3x3 linear part of the transforms
             of the 3D rendering context they join (the element's, times its own preserve-3d ancestors'), which turns
             their planes too; ``None`` elsewhere (each element then starts a context of its own).
+        perspective: For the children of an element with a ``perspective`` length, that distance (px): a child
+            moved by ``translateZ()`` to it or past it is behind the viewer and not drawn (``scaled_text``).
     """
 
     font_px: float = 16.0
@@ -178,6 +180,7 @@ class State:
     paint_clip: bool = False
     backdrop: tuple[float, float, float] | None = None
     ctx3d: tuple[float, ...] | None = None
+    perspective: float | None = None
 
 
 ROOT_STATE = State(custom={})
@@ -784,12 +787,13 @@ def _same(a: list[tuple[str, list[Any], bool]], b: list[tuple[str, list[Any], bo
     return [(n, tinycss2.serialize(v)) for n, v, _ in a] == [(n, tinycss2.serialize(v)) for n, v, _ in b]
 
 
-def _y_scale(transform: list[Any] | None, scale: list[Any] | None) -> float:
+def _y_scale(transform: list[Any] | None, scale: list[Any] | None, perspective: float | None = None) -> float:
     """The vertical scale factor of a ``transform`` (``scale()``, ``scaleY()``, ``scale3d()``, a ``matrix()``'s
     second column, ``perspective(d)`` then ``translateZ(z)``: d / (d - z)) times that of the ``scale`` property;
-    1 for what does not scale (rotations, other translations, unknown functions)."""
+    1 for what does not scale (rotations, other translations, unknown functions). ``perspective`` is the parent's
+    ``perspective`` property, the distance a ``translateZ()`` is seen from before any ``perspective()``."""
     out = 1.0
-    depth: float | None = None  # the distance of a perspective() before a translateZ(): a far box is drawn small
+    depth = perspective  # the distance of a perspective() before a translateZ(): a far box is drawn small
     for t in transform or []:
         if t.type != "function":
             continue
@@ -1211,13 +1215,13 @@ class Styler:
 
     def _child_state(self, parent: State) -> State:
         """The state an element without styles of its own hands its children: its parent's, less
-        :attr:`State.blockifies` (which applies to the parent's children only)."""
-        if not parent.blockifies:
+        :attr:`State.blockifies` and :attr:`State.perspective` (which apply to the parent's children only)."""
+        if not parent.blockifies and parent.perspective is None:
             return parent
         key = ("child", id(parent))
         got = self.memo.get(key)
         if got is None:
-            got = self.memo[key] = (None, self._intern(dataclasses.replace(parent, blockifies=False)))
+            got = self.memo[key] = (None, self._intern(dataclasses.replace(parent, blockifies=False, perspective=None)))
             self.keep.append(parent)  # keeps id(parent) unique while the memo lives
         return got[1]
 
@@ -1227,7 +1231,7 @@ class Styler:
                id(state.custom), state.text_rule, state.fill, state.font_abs, state.in_fixed, state.edge, state.pinned,
                state.contained, state.block_rule, state.blockifies, state.clip_abs, state.clip_fixed, state.spacing,
                state.stroke, state.yscale, state.shadow, state.clip_text, state.clip_image, state.secured,
-               state.size_adjust, state.tint, state.paint_clip, state.backdrop, state.ctx3d)
+               state.size_adjust, state.tint, state.paint_clip, state.backdrop, state.ctx3d, state.perspective)
         got = self.states.get(key)
         if got is None:
             got = self.states[key] = state
@@ -1283,7 +1287,10 @@ class Styler:
             rule = parent.block_rule  # a block inside an inline box that indents or clips its blocks away
         block_rule = (block_rule or parent.block_rule) if inline else None
         if not inline and ("transform" in merged or "scale" in merged):
-            yscale *= _y_scale(value("transform"), value("scale"))
+            yscale *= _y_scale(value("transform"), value("scale"), parent.perspective)
+        perspective = None
+        if "perspective" in merged and (pv := value("perspective")) and pv[0].type == "dimension":
+            perspective = _length(pv[0], font_px)  # the distance its children's translateZ() is seen from
         ctx3d = None
         if not inline and ("backface-visibility" in merged or "transform-style" in merged):
             # a 3D rendering context: the element's plane turned by its transform, and by those of the
@@ -1457,7 +1464,8 @@ class Styler:
                         else _blend(painted, backdrop) if backdrop is not None else None)
         state = State(font_px, color, visible, bg, bg_image, opacity, custom, text_rule, fill, font_abs, in_fixed,
                       edge, pinned, contained, block_rule, blockifies, clip_abs, clip_fixed, spacing, stroke, yscale,
-                      shadow, clip_text, clip_image, secured, size_adjust, tint, paint_clip, backdrop, ctx3d)
+                      shadow, clip_text, clip_image, secured, size_adjust, tint, paint_clip, backdrop, ctx3d,
+                      perspective)
         return None, parent if state == parent else self._intern(state)
 
     def _subtree_rule(

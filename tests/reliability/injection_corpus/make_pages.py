@@ -366,6 +366,10 @@ T = [
      ".sheet{color:#fff;background:linear-gradient(to bottom, #fff 0%, #fff 100%)} "
      ".fade{color:#fff;background:linear-gradient(#fff, #000)}", "",
      '<div class="sheet">{i}</div>', '<p class="fade">{p}</p>', {}),
+    ("perspective_behind", "translateZ(150px) under a parent's perspective:120px, behind the viewer and not drawn "
+     "(control: translateZ(-200px), drawn smaller)",
+     ".stage{perspective:120px} .near{transform:translateZ(150px)} .far{transform:translateZ(-200px)}", "",
+     '<div class="stage"><div class="near">{i}</div></div>', '<div class="stage"><p class="far">{p}</p></div>', {}),
 ]
 
 LAYOUTS = [
