@@ -282,6 +282,8 @@ CASES = [
      f'<div class="card"><p class="face">{EVIL}</p></div>'),
     ("backface_flip_card_front_shown", ".card{transform-style:preserve-3d} .face{backface-visibility:hidden} .back{transform:rotateY(180deg)}",
      f'<div class="card"><p class="face">{SHOWN}</p></div>'),
+    ("backface_flat_child_of_turned_card_shown", ".card{transform-style:preserve-3d;transform:rotateY(180deg)} .x{backface-visibility:hidden}",
+     f'<div class="card"><div><p class="x">{SHOWN}</p></div></div>'),
     ("backface_turned_twice_shown", ".x{backface-visibility:hidden;transform:rotateY(180deg) rotateX(180deg)}", f'<p class="x">{SHOWN}</p>'),
     ("backface_mirror_shown", ".x{backface-visibility:hidden;transform:scaleX(-1)}", f'<p class="x">{SHOWN}</p>'),
     ("backface_flat_parent_shown", ".p{transform:rotateY(180deg)} .x{backface-visibility:hidden}",

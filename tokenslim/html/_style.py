@@ -881,8 +881,7 @@ def _axis_angle(x: float, y: float, z: float, deg: float) -> _Matrix3 | None:
             t * x * z - s * y, t * y * z + s * x, t * z * z + c)
 
 
-def _linear3d(transform: list[Any] | None, rotate: list[Any] | None, scale: list[Any] | None,
-              font_px: float) -> _Matrix3 | None:
+def _linear3d(transform: list[Any] | None, rotate: list[Any] | None, scale: list[Any] | None) -> _Matrix3 | None:
     """The 3x3 linear part of an element's transforms (the ``rotate`` and ``scale`` properties, then
     ``transform``'s functions in order; translations and perspective move the plane, they do not turn it), or
     ``None`` when a function is not known here."""
@@ -1215,13 +1214,15 @@ class Styler:
 
     def _child_state(self, parent: State) -> State:
         """The state an element without styles of its own hands its children: its parent's, less
-        :attr:`State.blockifies` and :attr:`State.perspective` (which apply to the parent's children only)."""
-        if not parent.blockifies and parent.perspective is None:
+        :attr:`State.blockifies`, :attr:`State.perspective` and :attr:`State.ctx3d` (which apply to the parent's
+        children only: this element is flat, so its children are drawn into its plane)."""
+        if not parent.blockifies and parent.perspective is None and parent.ctx3d is None:
             return parent
         key = ("child", id(parent))
         got = self.memo.get(key)
         if got is None:
-            got = self.memo[key] = (None, self._intern(dataclasses.replace(parent, blockifies=False, perspective=None)))
+            got = self.memo[key] = (None, self._intern(dataclasses.replace(parent, blockifies=False, perspective=None,
+                                                                           ctx3d=None)))
             self.keep.append(parent)  # keeps id(parent) unique while the memo lives
         return got[1]
 
@@ -1295,7 +1296,7 @@ class Styler:
         if not inline and ("backface-visibility" in merged or "transform-style" in merged):
             # a 3D rendering context: the element's plane turned by its transform, and by those of the
             # preserve-3d ancestors it shares the context with
-            turn = _linear3d(value("transform"), value("rotate"), value("scale"), font_px)
+            turn = _linear3d(value("transform"), value("rotate"), value("scale"))
             total = turn if turn is None or parent.ctx3d is None else _matmul(parent.ctx3d, turn)
             preserve = _ident(value("transform-style") or []) == "preserve-3d"
             if preserve and total is not None:
