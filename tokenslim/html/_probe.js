@@ -223,12 +223,12 @@
       if (es.contentVisibility === "hidden" && es.display !== "inline" && !reason) reason = "checkVisibility";
       if (!reason && masked(es)) reason = "masked";
       if (!reason && es.display !== "inline" && degenerate(es.transform)) reason = "geometry";
-      // a back face not drawn hides the element and what is flattened into its plane (not a preserve-3d
-      // ancestor's children, which keep their own planes)
       // moved by translateZ() to or past the parent's perspective distance: behind the viewer, not drawn
       const parent = up(e);
       if (!reason && parent && es.transform !== "none" && es.display !== "inline" && cs(parent).perspective !== "none" &&
           new DOMMatrix(es.transform).m43 >= parseFloat(cs(parent).perspective)) reason = "geometry";
+      // a back face not drawn hides the element and what is flattened into its plane (not a preserve-3d
+      // ancestor's children, which keep their own planes)
       if (!reason && es.backfaceVisibility === "hidden" && es.display !== "inline" &&
           (e === el || es.transformStyle !== "preserve-3d") && facesAway(e)) reason = "backface";
       const pos = es.position;
@@ -376,8 +376,7 @@
     for (let i = idx; i < stack.length; i++) {
       const e = stack[i], es = cs(e);
       const solid = es.backgroundImage !== "none" ? solidTop(es) : null;
-      if (i > idx && (REPLACED.has(e.tagName) || (es.backgroundImage !== "none" && !solid))) return null;
-      if (i === idx && es.backgroundImage !== "none" && !solid) return null;
+      if ((i > idx && REPLACED.has(e.tagName)) || (es.backgroundImage !== "none" && !solid)) return null;
       // clipped to the glyphs: not behind them
       const c = clipsText(es) ? [0, 0, 0, 0] : tinted(solid || rgba(es.backgroundColor), tintOf(e));
       if (c[3] > 0) layers.push(c);

@@ -840,23 +840,33 @@ def _edge_on(axis: tuple[float, ...], deg: float) -> bool:
     return abs(cos + z * z * (1 - cos)) < 0.01
 
 
-def _rotate_hides(tokens: list[Any]) -> bool:
-    """The ``rotate`` property (``x 90deg``, ``0 1 0 90deg``, ``90deg`` about z) turning the element edge-on."""
+_AXES = {"x": (1.0, 0.0, 0.0), "y": (0.0, 1.0, 0.0), "z": (0.0, 0.0, 1.0)}
+
+
+def _rotation(tokens: list[Any]) -> tuple[tuple[float, float, float], float] | None:
+    """The axis and angle (degrees) of a ``rotate`` property value (``x 90deg``, ``0 1 0 90deg``, ``90deg``
+    about z), or ``None`` (``none``, or not read here)."""
     angles = [t for t in tokens if t.type == "dimension" or (t.type == "number" and t.value == 0 and len(tokens) == 1)]
     if len(angles) != 1:
-        return False
+        return None
     deg = _angle(angles[0])
-    axis_tokens = [t for t in tokens if t is not angles[0]]
-    named = {"x": (1.0, 0.0, 0.0), "y": (0.0, 1.0, 0.0), "z": (0.0, 0.0, 1.0)}
-    if not axis_tokens:
-        axis: tuple[float, ...] | None = named["z"]
-    elif len(axis_tokens) == 1 and axis_tokens[0].type == "ident":
-        axis = named.get(axis_tokens[0].lower_value)
-    elif len(axis_tokens) == 3 and all(t.type == "number" for t in axis_tokens):
-        axis = tuple(float(t.value) for t in axis_tokens)
+    rest = [t for t in tokens if t is not angles[0]]
+    axis: tuple[float, float, float] | None
+    if not rest:
+        axis = _AXES["z"]
+    elif len(rest) == 1 and rest[0].type == "ident":
+        axis = _AXES.get(rest[0].lower_value)
+    elif len(rest) == 3 and all(t.type == "number" for t in rest):
+        axis = (float(rest[0].value), float(rest[1].value), float(rest[2].value))
     else:
         axis = None
-    return deg is not None and axis is not None and _edge_on(axis, deg)
+    return None if deg is None or axis is None else (axis, deg)
+
+
+def _rotate_hides(tokens: list[Any]) -> bool:
+    """The ``rotate`` property turning the element edge-on."""
+    got = _rotation(tokens)
+    return got is not None and _edge_on(*got)
 
 
 _Matrix3 = tuple[float, float, float, float, float, float, float, float, float]
@@ -887,14 +897,8 @@ def _linear3d(transform: list[Any] | None, rotate: list[Any] | None, scale: list
     ``None`` when a function is not known here."""
     m: _Matrix3 = _IDENTITY3
     if rotate and not (len(rotate) == 1 and _ident(rotate) == "none"):
-        angles = [t for t in rotate if t.type == "dimension" or (t.type == "number" and t.value == 0 and len(rotate) == 1)]
-        rest = [t for t in rotate if t not in angles]
-        named = {"x": (1.0, 0.0, 0.0), "y": (0.0, 1.0, 0.0), "z": (0.0, 0.0, 1.0)}
-        axis = (named["z"] if not rest else named.get(rest[0].lower_value) if len(rest) == 1 and rest[0].type == "ident"
-                else (float(rest[0].value), float(rest[1].value), float(rest[2].value))
-                if len(rest) == 3 and all(t.type == "number" for t in rest) else None)
-        deg = _angle(angles[0]) if len(angles) == 1 else None
-        r = _axis_angle(axis[0], axis[1], axis[2], deg) if axis is not None and deg is not None else None
+        got = _rotation(rotate)
+        r = _axis_angle(*got[0], got[1]) if got is not None else None
         if r is None:
             return None
         m = _matmul(m, r)
@@ -916,7 +920,7 @@ def _linear3d(transform: list[Any] | None, rotate: list[Any] | None, scale: list
         if name.startswith("translate") or name == "perspective":
             continue
         if name in ("rotate", "rotatez", "rotatex", "rotatey") and len(args) == 1 and (deg := _angle(args[0])) is not None:
-            step = _axis_angle(*{"rotatex": (1.0, 0.0, 0.0), "rotatey": (0.0, 1.0, 0.0)}.get(name, (0.0, 0.0, 1.0)), deg)
+            step = _axis_angle(*_AXES.get(name[-1] if name in ("rotatex", "rotatey") else "z", _AXES["z"]), deg)
         elif name == "rotate3d" and len(args) == 4 and None not in nums[:3] and (deg := _angle(args[3])) is not None:
             step = _axis_angle(nums[0], nums[1], nums[2], deg)  # type: ignore[arg-type]
         elif name in ("scale", "scale3d", "scalex", "scaley", "scalez") and nums and None not in nums:
