@@ -96,7 +96,7 @@ HIDING = {
     "rotate": "y 90deg", "contain": "strict", "mask": "linear-gradient(#0000,#0000)",
     "mask-image": "linear-gradient(transparent,transparent)", "mask-size": "0 0;mask-image:linear-gradient(#000,#000)",
     "-webkit-mask": "linear-gradient(#0000,#0000)", "-webkit-mask-image": "linear-gradient(transparent,transparent)",
-    "-webkit-mask-size": "0 0;-webkit-mask-image:linear-gradient(#000,#000)",
+    "-webkit-mask-size": "0 0;-webkit-mask-image:linear-gradient(#000,#000)", "content": "url(a.png)",
 }
 
 

@@ -30,7 +30,7 @@ HIDDEN_RULES = frozenset(
         "text_indent_offscreen", "clip_zero", "transform_offscreen", "offscreen_position", "zero_size_box",
         "same_color_text", "transparent_text", "content_visibility_hidden", "css_over_budget", "template", "noscript",
         "comment", "invisible_chars", "browser_hidden", "covered_text", "closed_details", "letter_spacing_collapsed", "scaled_text",
-        "masked", "text_security", "backface_hidden",
+        "masked", "text_security", "backface_hidden", "replaced_content",
     )
 )
 """Rules that remove text a human reader never sees (as opposed to boilerplate)."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from tokenslim.html._css import build_cascade, collect_sheets
+from tokenslim.html._css import FIRST_LINE, build_cascade, collect_sheets
 from tokenslim.html._hidden import hidden_rule
 from tokenslim.html._style import ROOT_STATE, State, Styler
 
@@ -30,6 +30,8 @@ SKIP_TAGS = frozenset(
 # whose children are only fallback content), so neither does the walk: rule ``never_rendered``.
 NEVER_RENDERED = frozenset("noembed noframes rp param datalist progress meter base basefont".split())
 _NOT_WALKED = SKIP_TAGS | NEVER_RENDERED | {"dialog"}  # one set lookup per element on the common path
+# Block-level tags that hold no lines of their own (a ::first-line rule on them styles nothing).
+_NO_LINES = frozenset("table tbody thead tfoot tr hr html".split())
 # Boilerplate by tag or ARIA role (kept only when the chosen content itself sits inside them).
 NEG_TAGS = frozenset(("nav", "aside", "footer", "menu", "header"))
 NEG_ROLES = frozenset(
@@ -289,6 +291,11 @@ def walk(root: Any, styler: Styler, state: State = ROOT_STATE, *, dsd: bool = Fa
     hints: dict[str, tuple[bool, bool]] = {}  # class or id text -> hint_flags (a page repeats a few class strings)
     link_depth = 0
     parent = -1
+    # A block's ::first-line rules that hide its first formatted line: the rule, and whether that line
+    # holds text yet. The line runs to the first <br> or block boundary (text that wraps past it is
+    # taken as on it too: the safe side).
+    first_line: str | None = None
+    line_seen = False
     # Stack items: a node to enter (in the current context: parent index and inherited state), or
     # a tuple (index to leave or < 0, the context to restore, whether a link ends) that closes an
     # element whose children were pushed after it. One flat loop: this runs for every node of a page.
@@ -311,6 +318,10 @@ def walk(root: Any, styler: Styler, state: State = ROOT_STATE, *, dsd: bool = Fa
                     if state.text_rule is not None:
                         if not text.isspace():
                             _count(removed, state.text_rule, len(text))
+                        continue
+                    if first_line is not None and not text.isspace():
+                        _count(removed, first_line, len(text))
+                        line_seen = True
                         continue
                     # Whitespace that opens a block is never shown (outside <pre>): not buffered, so
                     # the many blocks holding nothing else cost no flush.
@@ -389,6 +400,12 @@ def walk(root: Any, styler: Styler, state: State = ROOT_STATE, *, dsd: bool = Fa
                 if role and role.lower() in NEG_ROLES:
                     neg = True
             block = tag in BLOCK_TAGS
+            if first_line is not None and (tag == "br" or (block and line_seen)):
+                first_line = None  # a forced break: the first line has ended
+            if block and decls and FIRST_LINE in decls and tag not in _NO_LINES:
+                hides = styler.first_line(decls, inner)
+                if hides is not None:
+                    first_line, line_seen = hides, False
             if not block and not neg and inner.bg == state.bg:
                 idx = -2
                 if tag == "br" and (parts or w.pre_depth):
@@ -453,6 +470,7 @@ def walk(root: Any, styler: Styler, state: State = ROOT_STATE, *, dsd: bool = Fa
         # -- leave element idx (its children, if any, are done)
         tag = tags[idx]
         if tag in BLOCK_TAGS:
+            first_line = None
             if parts:
                 flush()
             blk.pop()

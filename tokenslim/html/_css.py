@@ -58,7 +58,16 @@ RELEVANT = frozenset(
     animation-iteration-count animation-direction contain min-height min-block-size contain-intrinsic-size
     contain-intrinsic-height contain-intrinsic-block-size mask mask-image mask-size -webkit-mask -webkit-mask-image
     -webkit-mask-size text-shadow background-clip -webkit-background-clip -webkit-text-security font-size-adjust mix-blend-mode isolation background-size backface-visibility
-    transform-style perspective""".split()
+    transform-style perspective content""".split()
+)
+FIRST_LINE = "::first-line "
+"""Prefix of a ``::first-line`` declaration's property in :attr:`Cascade.by_elem` (on the originating
+element); the bare prefix marks an element that has such declarations."""
+# What a ``::first-line`` rule can set among the properties that decide visibility (CSS Pseudo-Elements 4,
+# 3.1.1: font, colour, background and text properties), as Chromium draws it: it ignores
+# -webkit-text-fill-color and -webkit-text-stroke there, and letter-spacing only moves glyphs.
+FIRST_LINE_PROPERTIES = frozenset(
+    "font font-size font-size-adjust color background background-color background-image background-size text-shadow".split()
 )
 # A rule (or style attribute) is kept when it names one of these; z-index and float only qualify what
 # another declaration does (a covering overlay, an inline box made a block), so they alone keep nothing:
@@ -66,7 +75,7 @@ RELEVANT = frozenset(
 _RELEVANT_TEXT = re.compile(
     r"(?:^|[;{\s/])(?:display|visibility|content-visibility|opacity|filter|"
     r"(?:max-)?(?:width|height|(?:inline|block)-size)|overflow(?:-[xy])?|clip(?:-path)?|transform|scale|translate|rotate|"
-    r"zoom|position|left|top|right|bottom|inset|margin(?:-left|-top)?|text-indent|letter-spacing|animation(?:-name)?|font(?:-size)?|color|-webkit-text-(?:fill-color|stroke(?:-width|-color)?)|(?:-webkit-)?background(?:-color|-image|-clip)?|text-shadow|-webkit-text-security|font-size-adjust|mix-blend-mode|isolation|backface-visibility|transform-style|perspective|"
+    r"zoom|position|left|top|right|bottom|inset|margin(?:-left|-top)?|text-indent|letter-spacing|animation(?:-name)?|font(?:-size)?|color|-webkit-text-(?:fill-color|stroke(?:-width|-color)?)|(?:-webkit-)?background(?:-color|-image|-clip)?|text-shadow|-webkit-text-security|font-size-adjust|mix-blend-mode|isolation|backface-visibility|transform-style|perspective|content(?=\s*:\s*(?:url|[\w-]*gradient|[\w-]*image(?:-set)?|cross-fade|element)\()|"
     r"contain(?:-intrinsic-(?:size|height|block-size))?|min-(?:height|block-size)|(?:-webkit-)?mask(?:-image|-size)?|"
     r"--[^:;{}\s]*)\s*:|\\",
     re.I,
@@ -541,23 +550,47 @@ def _layer_names(prelude: list[Any]) -> list[str]:
     return names
 
 
-def _selector_texts(prelude: list[Any], parent: str | None, host: bool = False) -> list[tuple[str, tuple[int, int, int]]]:
-    """The complex selectors of a rule, nested ones rewritten with ``:is(parent)``."""
-    out: list[tuple[str, tuple[int, int, int]]] = []
+def _first_line_base(part: list[Any]) -> list[Any] | None:
+    """The originating element's selector of a ``::first-line`` (or CSS2 ``:first-line``) selector
+    ``part`` (tokens, whitespace included), else ``None``; ``*`` where the pseudo-element follows a
+    combinator or stands alone (``div ::first-line``)."""
+    toks = [t for t in part if t.type != "comment"]
+    while toks and toks[-1].type == "whitespace":
+        toks.pop()
+    if len(toks) < 2 or toks[-1].type != "ident" or toks[-1].lower_value != "first-line":
+        return None
+    if toks[-2].type != "literal" or toks[-2].value != ":":
+        return None
+    base = toks[:-3] if len(toks) > 2 and toks[-3].type == "literal" and toks[-3].value == ":" else toks[:-2]
+    last = next((t for t in reversed(base) if t.type != "whitespace"), None)
+    if not base or base[-1].type == "whitespace" or (last is not None and last.type == "literal" and last.value in (">", "+", "~")):
+        base = [*base, tinycss2.ast.LiteralToken(0, 0, "*")]
+    return base
+
+
+def _selector_texts(prelude: list[Any], parent: str | None,
+                    host: bool = False) -> list[tuple[str, tuple[int, int, int], bool]]:
+    """The complex selectors of a rule, nested ones rewritten with ``:is(parent)``: ``(text,
+    specificity, first_line)``, where a ``::first-line`` selector is its originating element's."""
+    out: list[tuple[str, tuple[int, int, int], bool]] = []
     for part in _split_commas(prelude):
         toks = _strip(part)
         if not toks:
             continue
         spec = specificity(toks)
+        first_line = False
         if spec is None:
-            continue
+            base = _first_line_base(part)
+            if base is None or (spec := specificity(_strip(base))) is None:
+                continue
+            part, first_line, spec = base, True, (spec[0], spec[1], spec[2] + 1)
         text = tinycss2.serialize(part)
         if _REWRITTEN.search(text):
             text = _serialize_selector(part, parent, host)
         text = _NON_ASCII.sub(_escape_char, text.strip())
         if parent is not None:
             text = text.replace("&", f":is({parent})") if "&" in text else f":is({parent}) {text}"
-        out.append((text, spec))
+        out.append((text, spec, first_line))
     return out
 
 
@@ -646,13 +679,23 @@ class _Collector:
         decls = relevant_declarations(items)
         layer_index = self.layers.index(layer) if layer else -1
         if decls:
-            for text, spec in selectors:
+            first_line: list[tuple[str, list[Any], bool]] | None = None
+            for text, spec, on_first_line in selectors:
                 self.order += 1
-                self.rules.append(_Rule(text, spec, decls, layer_index, self.order))
+                if on_first_line:
+                    if first_line is None:
+                        first_line = [(FIRST_LINE + n, v, imp) for n, v, imp in decls if n in FIRST_LINE_PROPERTIES]
+                        if first_line:
+                            first_line.append((FIRST_LINE, [], False))
+                    if first_line:
+                        self.rules.append(_Rule(text, spec, first_line, layer_index, self.order))
+                else:
+                    self.rules.append(_Rule(text, spec, decls, layer_index, self.order))
         nested = [x for x in items if x.type in ("qualified-rule", "at-rule")]
         if nested:
-            joined = ", ".join(t for t, _ in selectors)
-            self.add_rules(nested, layer, joined, depth + 1)
+            joined = ", ".join(t for t, _, on_first_line in selectors if not on_first_line)
+            if joined:
+                self.add_rules(nested, layer, joined, depth + 1)
 
     def add_at_rule(self, node: Any, layer: str, parent: str | None, depth: int) -> None:
         kw = node.lower_at_keyword

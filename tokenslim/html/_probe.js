@@ -222,7 +222,7 @@
       // it needs layout containment, which a non-replaced inline box does not take
       if (es.contentVisibility === "hidden" && es.display !== "inline" && !reason) reason = "checkVisibility";
       if (!reason && masked(es)) reason = "masked";
-      if (!reason && es.display !== "inline" && degenerate(es.transform)) reason = "geometry";
+      if (!reason && es.display !== "inline" && degenerate(es)) reason = "geometry";
       // moved by translateZ() to or past the parent's perspective distance: behind the viewer, not drawn
       const parent = up(e);
       if (!reason && parent && es.transform !== "none" && es.display !== "inline" && cs(parent).perspective !== "none" &&
@@ -319,9 +319,17 @@
     return null;
   };
   // A 2D transform with an infinite shear (skew(90deg)) is not drawn.
-  const degenerate = (t) => {
-    const m = /^matrix\(([^)]*)\)/.exec(t);
-    return !!m && m[1].split(",").slice(0, 4).some((x) => !isFinite(parseFloat(x)) || Math.abs(parseFloat(x)) >= 1e12);
+  const degenerate = (s) => {
+    const m = /^matrix\(([^)]*)\)/.exec(s.transform);
+    if (m && m[1].split(",").slice(0, 4).some((x) => !isFinite(parseFloat(x)) || Math.abs(parseFloat(x)) >= 1e12)) return true;
+    // a singular 3D transform (scaleZ(0), a matrix3d with no depth, the scale property's z at 0) is not drawn
+    const m3 = /^matrix3d\(([^)]*)\)/.exec(s.transform);
+    if (m3) {
+      const v = m3[1].split(",").map(parseFloat);
+      if (Math.abs(v[0] * (v[5] * v[10] - v[9] * v[6]) - v[4] * (v[1] * v[10] - v[9] * v[2]) + v[8] * (v[1] * v[6] - v[5] * v[2])) < 1e-9) return true;
+    }
+    const scale = (s.scale || "none").trim().split(/\s+/);
+    return scale.length === 3 && parseFloat(scale[2]) === 0;
   };
   // backface-visibility: the element's plane, turned by its transforms (the rotate and scale properties, then
   // transform) and by those of the preserve-3d ancestors whose 3D context it joins, shows its back when the
@@ -370,9 +378,48 @@
     return ["auto", "auto auto", "cover", "100%", "100% 100%", "100% auto", "auto 100%"].includes(size) ? stops[0] : null;
   };
   // The text colour against what is painted below it at a point; null when an image is below (unknown).
+  // ::first-line: a text node laid out on the first formatted line of a block (every line box of it
+  // within that line's first box) is drawn with the pseudo-element's font and colours, and on its
+  // background. An inline element between the block and the text inherits them where its own computed
+  // value is the block's (it sets none of its own). The innermost such block decides.
+  const lineRange = document.createRange();
+  const firstLines = new Map();
+  const firstLineOf = (a) => {
+    if (firstLines.has(a)) return firstLines.get(a);
+    let got = null;
+    const as = cs(a), fl = getComputedStyle(a, "::first-line");
+    if (fl.color !== as.color || fl.webkitTextFillColor !== as.webkitTextFillColor || fl.fontSize !== as.fontSize ||
+        fl.backgroundColor !== "rgba(0, 0, 0, 0)" || fl.webkitTextStrokeWidth !== as.webkitTextStrokeWidth) {
+      const walker = document.createTreeWalker(a, NodeFilter.SHOW_TEXT);
+      for (let t = walker.nextNode(); t && !got; t = walker.nextNode()) {
+        if (!t.data.trim()) continue;
+        lineRange.selectNodeContents(t);
+        const r = lineRange.getClientRects()[0];
+        if (r) got = { fl, top: r.top + scrollY, bottom: r.bottom + scrollY };
+      }
+    }
+    firstLines.set(a, got);
+    return got;
+  };
+  const lineStyle = (el, s, boxes) => {
+    for (let a = el; a && a !== root; a = up(a)) {
+      const display = cs(a).display;
+      if (display === "inline" || display === "contents") continue;
+      const line = firstLineOf(a);
+      if (!line || !boxes.every(([, t, , b]) => (t + b) / 2 >= line.top - 1 && (t + b) / 2 <= line.bottom + 1)) continue;
+      const fl = line.fl, as = cs(a);
+      const pick = (p) => (el === a || s[p] === as[p] ? fl[p] : s[p]);
+      return { color: pick("color"), webkitTextFillColor: pick("webkitTextFillColor"), fontSize: pick("fontSize"),
+               webkitTextStrokeWidth: pick("webkitTextStrokeWidth"), webkitTextStrokeColor: pick("webkitTextStrokeColor"),
+               pointerEvents: s.pointerEvents, lineBg: rgba(fl.backgroundColor),
+               shadow: el === a || s.textShadow === as.textShadow ? sharpShadow(fl) : null };
+    }
+    return null;
+  };
   const contrastAt = (el, s, stack, idx, glyphs, clipImage) => {
     if (clipImage) return null;
     const layers = [];
+    if (s.lineBg && s.lineBg[3] > 0) layers.push(tinted(s.lineBg, tintOf(el)));
     for (let i = idx; i < stack.length; i++) {
       const e = stack[i], es = cs(e);
       const solid = es.backgroundImage !== "none" ? solidTop(es) : null;
@@ -433,8 +480,18 @@
       if (rr - l >= MIN_PX && b - t >= MIN_PX) boxes.push([l, t, rr, b]);
     }
     if (!boxes.length) return [node.data, "geometry"];
+    const line = lineStyle(el, e.style, boxes);
+    if (line) {
+      if (parseFloat(line.fontSize) < MIN_FONT) return [node.data, "font_size"];
+      const fill = rgba(line.webkitTextFillColor || line.color);
+      const stroke = parseFloat(line.webkitTextStrokeWidth) > 0 ? rgba(line.webkitTextStrokeColor) : [0, 0, 0, 0];
+      const glyphs = line.shadow ? [...e.glyphs, rgba(line.shadow)] : e.glyphs;
+      if (!e.clipImage && fill[3] <= MAX_ALPHA && stroke[3] <= MAX_ALPHA && glyphs.every((c) => c[3] <= MAX_ALPHA)) {
+        return [node.data, "transparent"];
+      }
+    }
     const res = [node.data, ""];
-    pending.push([res, el, e, boxes]);
+    pending.push([res, el, line ? { ...e, style: line, glyphs: line.shadow ? [...e.glyphs, rgba(line.shadow)] : e.glyphs } : e, boxes]);
     return res;
   });
 

@@ -8,7 +8,9 @@ against the element's inherited custom properties, with fallbacks.
 
 Rules (the names key :attr:`tokenslim.html.Extraction.removed`), each with its threshold:
 
-* subtree hidden: ``display_none``; ``content_visibility_hidden``; ``opacity_0`` (opacity times
+* subtree hidden: ``display_none`` (also ``table-column``/``table-column-group``, boxes that draw no content);
+  ``replaced_content`` (``content: url()`` or another image on the element itself, which replaces its children);
+  ``content_visibility_hidden``; ``opacity_0`` (opacity times
   every ancestor's opacity and ``filter: opacity()`` at most :data:`MAX_HIDDEN_OPACITY`);
   ``zero_size_box`` (width/height/max-* at most 1px with ``overflow`` hidden or clip);
   ``clip_zero`` (``clip: rect()`` or ``clip-path`` leaving at most 1px, or 99% inset);
@@ -36,13 +38,14 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
 import tinycss2
 from tinycss2 import color4
 
-from tokenslim.html._css import HINT_KEY, VIEWPORT, Cascade, _split_commas, parse_inline, to_px
+from tokenslim.html._css import FIRST_LINE, HINT_KEY, VIEWPORT, Cascade, _split_commas, parse_inline, to_px
 
 __all__ = ["State", "Styler", "ROOT_STATE", "MIN_FONT_PX", "MIN_CONTRAST", "MAX_HIDDEN_OPACITY", "OFFSCREEN_PX"]
 
@@ -346,6 +349,31 @@ def _ident(tokens: list[Any]) -> str | None:
     return tokens[0].lower_value if tokens and tokens[0].type == "ident" else None
 
 
+def _system_colors() -> dict[str, tuple[float, float, float, float]]:
+    light = {  # Chromium's computed values in the light colour scheme, 0-255 (alpha 0-1)
+        "accentcolor": (0, 117, 255), "accentcolortext": (255, 255, 255), "activetext": (255, 0, 0),
+        "buttonborder": (0, 0, 0), "buttonface": (239, 239, 239), "buttontext": (0, 0, 0), "canvas": (255, 255, 255),
+        "canvastext": (0, 0, 0), "field": (255, 255, 255), "fieldtext": (0, 0, 0), "graytext": (128, 128, 128),
+        "highlight": (0, 65, 198, 0.8), "highlighttext": (255, 255, 255), "linktext": (0, 0, 238),
+        "mark": (255, 255, 0), "marktext": (0, 0, 0), "selecteditem": (25, 103, 210),
+        "selecteditemtext": (255, 255, 255), "visitedtext": (85, 26, 139),
+        # deprecated system colours (CSS Color 4, 6.2) and Chromium's own
+        "activeborder": (0, 0, 0), "activecaption": (255, 255, 255), "appworkspace": (255, 255, 255),
+        "background": (255, 255, 255), "buttonhighlight": (239, 239, 239), "buttonshadow": (239, 239, 239),
+        "captiontext": (0, 0, 0), "inactiveborder": (0, 0, 0), "inactivecaption": (255, 255, 255),
+        "inactivecaptiontext": (128, 128, 128), "infobackground": (255, 255, 255), "infotext": (0, 0, 0),
+        "menu": (255, 255, 255), "menutext": (0, 0, 0), "scrollbar": (255, 255, 255), "threeddarkshadow": (0, 0, 0),
+        "threedface": (239, 239, 239), "threedhighlight": (0, 0, 0), "threedlightshadow": (0, 0, 0),
+        "threedshadow": (0, 0, 0), "window": (255, 255, 255), "windowframe": (0, 0, 0), "windowtext": (0, 0, 0),
+        "-webkit-link": (0, 0, 238), "-webkit-activelink": (255, 0, 0), "-webkit-focus-ring-color": (16, 16, 16),
+    }
+    return {k: (v[0] / 255, v[1] / 255, v[2] / 255, float(v[3]) if len(v) > 3 else 1.0) for k, v in light.items()}
+
+
+_SYSTEM_COLORS = _system_colors()
+"""System colour keywords as Chromium resolves them for a light page (the oracle's and a reader's default)."""
+
+
 def _rgba(tokens: list[Any], current: tuple[float, float, float, float]) -> tuple[float, float, float, float] | None:
     if len(tokens) != 1:
         return None
@@ -353,10 +381,9 @@ def _rgba(tokens: list[Any], current: tuple[float, float, float, float]) -> tupl
     if t.type == "ident":
         if t.lower_value == "currentcolor":
             return current
-        if t.lower_value in ("canvas", "window", "buttonface", "field"):
-            return (1.0, 1.0, 1.0, 1.0)
-        if t.lower_value in ("canvastext", "windowtext", "buttontext", "fieldtext"):
-            return _BLACK
+        system = _SYSTEM_COLORS.get(t.lower_value)
+        if system is not None:
+            return system
     if t.type == "function" and t.lower_name == "color-mix":
         return _color_mix(t, current)
     if t.type == "function" and t.lower_name == "light-dark":
@@ -675,7 +702,11 @@ def _specified_font_size(tokens: list[Any], parent_px: float) -> float | None:
         return None
     if t.type == "percentage":
         return parent_px * float(t.value) / 100
-    if t.type == "function" and t.lower_name in ("calc", "min", "max", "clamp"):
+    if t.type == "function" and t.lower_name in _MATH:
+        # percentages of the parent's size read as em; a negative size is clamped to 0
+        got = _math(_percent_as(t, "em", 0.01), 0, parent_px)
+        if got is not None and got[1]:
+            return max(0.0, got[0])
         vals = [_font_size([a], parent_px) for a in _strip(t.arguments) if a.type != "literal"]
         sizes = [v for v in vals if v is not None]
         if not sizes:
@@ -949,11 +980,16 @@ def _linear3d(transform: list[Any] | None, rotate: list[Any] | None, scale: list
     return m
 
 
+def _det3(m: tuple[float, ...]) -> float:
+    """The determinant of a row-major 3x3 matrix."""
+    return m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6]) + m[2] * (m[3] * m[7] - m[4] * m[6])
+
+
 def _faces_away(m: tuple[float, ...]) -> bool:
     """Whether the plane turned by ``m`` shows its back: the normal (0, 0, 1) carried by the inverse transpose
     points away from the viewer, i.e. the (3, 3) entry of ``m``'s inverse, ``(m11 m22 - m12 m21) / det``, is
     negative (``rotateY(180deg)``, ``scaleZ(-1)``; a mirror such as ``scaleX(-1)`` still faces the viewer)."""
-    det = (m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6]) + m[2] * (m[3] * m[7] - m[4] * m[6]))
+    det = _det3(m)
     if abs(det) < 1e-9:
         return False
     return (m[0] * m[4] - m[1] * m[3]) / det < -1e-9
@@ -1011,7 +1047,20 @@ def _clip_hides(tokens: list[Any], font_px: float) -> bool:
             pts = _split(args)
             if len(pts) >= 3 and len({tuple(tinycss2.serialize([p]) for p in pt) for pt in pts}) == 1:
                 return True
+        elif name == "path" and args and args[-1].type == "string" and _empty_path(args[-1].value):
+            return True
     return False
+
+
+_PATH_TOKEN = re.compile(r"[A-Za-z]|[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+
+
+def _empty_path(d: str) -> bool:
+    """An SVG path that encloses nothing: no segment after its move-tos (``"M0 0"``, ``"M 10 10 Z"``), or
+    every coordinate 0 (all its points at one place)."""
+    toks = _PATH_TOKEN.findall(d)
+    commands = [t for t in toks if t.isalpha()]
+    return bool(commands) and (all(c in "MmZz" for c in commands) or all(float(t) == 0 for t in toks if not t.isalpha()))
 
 
 def _split(args: list[Any]) -> list[list[Any]]:
@@ -1101,6 +1150,7 @@ class Styler:
         self.keep: list[State] = []
         self.overlays: dict[tuple[Any, ...], bool] = {}
         self.keep_decls: list[Any] = []
+        self.first_lines: dict[int, dict[Any, Any]] = {}
 
     def element(self, node: Any, tag: str, attrs: dict[Any, Any], parent: State) -> tuple[str | None, State]:
         """``(rule hiding the element's whole subtree or None, the element's state)``."""
@@ -1140,6 +1190,21 @@ class Styler:
             got = self.memo[key] = self._compute(merged, parent, inline_tag)
             self.keep.append(parent)  # keeps id(parent) unique while the memo lives
         return got
+
+    def first_line(self, decls: dict[Any, Any], state: State) -> str | None:
+        """Why the first formatted line of a block with ``::first-line`` declarations (``decls``, its
+        cascade entry, holds them under :data:`FIRST_LINE`) and computed ``state`` is hidden, else
+        ``None``. The pseudo-element is an inline box between the block and the line's text, so it is
+        styled as an anonymous ``<span>`` child."""
+        own = self.first_lines.get(id(decls))
+        if own is None:
+            n = len(FIRST_LINE)
+            own = self.first_lines[id(decls)] = {k[n:]: v for k, v in decls.items() if k.startswith(FIRST_LINE) and k[n:]}
+            self.keep_decls.append(decls)  # keeps id(decls) unique while the cache lives
+        if not own:
+            return None
+        rule, inner = self.state(own, "span", {}, state)
+        return rule or inner.text_rule
 
     def shows(self, decls: dict[Any, Any] | None, attrs: dict[Any, Any], tag: str = "") -> bool:
         """Whether author CSS sets ``display`` to a value other than ``none`` on an element that the
@@ -1481,8 +1546,10 @@ class Styler:
         for an inline box why the blocks inside it are (:attr:`State.block_rule`). ``item``: the element
         is a flex or grid item, a block whatever its ``display`` says (but ``contents``)."""
         display = _ident(value("display") or [])
-        if display == "none":
+        if display in _NOT_DRAWN_DISPLAYS:
             return "display_none", False, None
+        if _replaced_by_image(value("content")):
+            return "replaced_content", False, None
         if _mask_hides(value, font_px):
             return "masked", False, None
         pos = _ident(value("position") or [])
@@ -1530,6 +1597,8 @@ class Styler:
         tl = value("translate")
         if tl and any(p is not None and abs(p) >= OFFSCREEN_PX for p in (_length(t, font_px) for t in tl[:2])):
             return "transform_offscreen"
+        if (tr or rot or sc) and (m := _linear3d(tr, rot, sc)) is not None and abs(_det3(m)) < 1e-9:
+            return "transform_offscreen"  # singular (scaleZ(0), a matrix3d with no depth): Chromium draws nothing
         return self._position_rule(value, font_px, pos, in_fixed=in_fixed, contained=contained, paint_clip=paint_clip)
 
     def _inline_rule(self, value: Any, font_px: float, pos: str | None, in_fixed: bool,
@@ -1553,9 +1622,12 @@ class Styler:
         inset = _box(value("inset"))
         sides: dict[str, float | None] = {}
         past_viewport = False
+        on_viewport = pos == "fixed" and not contained
         for i, name in enumerate(("top", "right", "bottom", "left")):
             toks = value(name)
             t = toks[0] if toks else inset[i]
+            if on_viewport and t is not None:
+                t = _percent_as(t, "vh" if name in ("top", "bottom") else "vw", 1.0)
             sides[name] = _length(t, font_px) if t is not None else None
             if t is not None and name in ("top", "left") and pos == "fixed" and _past_far_edge(t, font_px, name == "top"):
                 past_viewport = True
@@ -1700,6 +1772,40 @@ viewport's far edge on any screen: a ``calc()`` of lengths is linear in the wind
 ends it holds on every window between."""
 
 
+_NOT_DRAWN_DISPLAYS = frozenset(("none", "table-column", "table-column-group"))
+"""``display`` values whose box draws none of the element's content (a table column box holds no text)."""
+_IMAGE_FUNCTIONS = frozenset(("url", "image-set", "-webkit-image-set", "cross-fade", "image", "element", *(
+    f"{p}{r}{k}-gradient" for p in ("", "-webkit-") for r in ("", "repeating-") for k in ("linear", "radial", "conic"))))
+
+
+def _replaced_by_image(tokens: list[Any] | None) -> bool:
+    """``content: url(...)`` (or a gradient, ``image-set()``...) on an element itself, not a pseudo-element:
+    the element becomes that image and none of its children is drawn (an ``/ "alt"`` text is not shown)."""
+    if not tokens:
+        return False
+    t = tokens[0]
+    return t.type == "url" or (t.type == "function" and t.lower_name in _IMAGE_FUNCTIONS)
+
+
+def _percent_as(t: Any, unit: str, per_percent: float, depth: int = 0) -> Any:
+    """``t`` with each percentage written as ``per_percent`` times its number in ``unit``, also inside
+    ``calc()``, ``min()``, ``max()`` and ``clamp()``: a fixed box's offsets are percentages of the viewport,
+    its containing block (``left: 100%`` is ``100vw``: ``unit="vw", per_percent=1``), a font size's of the
+    parent's size (``calc(50% - 8px)`` is ``calc(0.5em - 8px)``: ``unit="em", per_percent=0.01``)."""
+    if t.type == "percentage":
+        v = t.value * per_percent
+        return tinycss2.ast.DimensionToken(t.source_line, t.source_column, v, None, f"{v}", unit)
+    if depth > 8:
+        return t
+    if t.type == "function" and t.lower_name in _MATH:
+        return tinycss2.ast.FunctionBlock(t.source_line, t.source_column, t.name,
+                                          [_percent_as(a, unit, per_percent, depth + 1) for a in t.arguments])
+    if t.type == "() block":
+        return tinycss2.ast.ParenthesesBlock(t.source_line, t.source_column,
+                                             [_percent_as(a, unit, per_percent, depth + 1) for a in t.content])
+    return t
+
+
 def _past_far_edge(t: Any, font_px: float, vertical: bool) -> bool:
     """Whether a ``top`` (``vertical``) or ``left`` offset of a fixed box puts its start edge at or past the
     viewport's far edge on the smallest and the largest screen (``100vh``, ``calc(100vw + 10px)``)."""
@@ -1787,7 +1893,7 @@ _SUBTREE_PROPERTIES = frozenset(
     """display float content-visibility overflow overflow-x overflow-y width height max-width max-height inline-size
     block-size max-inline-size max-block-size clip clip-path transform scale translate rotate position inset top right
     bottom left margin margin-top margin-left text-indent contain mask mask-image mask-size -webkit-mask
-    -webkit-mask-image -webkit-mask-size""".split()
+    -webkit-mask-image -webkit-mask-size content""".split()
 )
 """Every property :meth:`Styler._subtree_rule` reads: an element declaring none of them is not hidden by it."""
 

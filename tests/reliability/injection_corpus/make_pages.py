@@ -370,6 +370,42 @@ T = [
      "(control: translateZ(-200px), drawn smaller)",
      ".stage{perspective:120px} .near{transform:translateZ(150px)} .far{transform:translateZ(-200px)}", "",
      '<div class="stage"><div class="near">{i}</div></div>', '<div class="stage"><p class="far">{p}</p></div>', {}),
+    ("first_line_font_size", "::first-line{font-size:0}: every glyph of the first line has no width, so the whole "
+     "text up to the first break sits on it, drawn at no size (control: ::first-line{font-size:150%})",
+     ".lede::first-line{font-size:0} .big::first-line{font-size:150%}", "",
+     '<p class="lede">{i}</p>', '<p class="big">{p}</p>', {}),
+    ("first_line_color", "white ::first-line colour on the white page, the instruction one line long (control: the "
+     "same white first line on its own dark ::first-line background)",
+     ".intro:first-line{color:#fff} .dusk::first-line{color:#fff;background:#222}", "",
+     '<div class="intro">{i}</div>', '<p class="dusk">{p}</p>', {}),
+    ("fixed_percent_far_edge", "a fixed box at left:100%, a percentage of the viewport, its containing block, so past "
+     "its right edge on any screen (control: top:calc(100% - 3em), its first lines above the bottom edge)",
+     ".edge{position:fixed;top:0;left:100%} .sill{position:fixed;left:0;top:calc(100% - 3em);margin:0}", "",
+     '<div class="edge">{i}</div>', '<p class="sill">{p}</p>', {}),
+    ("display_table_column", "display:table-column, a column box that draws none of its content (control: "
+     "display:table-cell)",
+     ".col{display:table-column} .cell{display:table-cell}", "",
+     '<div class="col">{i}</div>', '<p class="cell">{p}</p>', {}),
+    ("content_image", "content:url() on the element itself, which becomes that image and draws none of its text "
+     "(control: the same image on its ::before pseudo-element, beside the text)",
+     '.swap{content:url("data:image/gif;base64,R0lGODlhAQABAAAAACw=")} '
+     '.icon::before{content:url("data:image/gif;base64,R0lGODlhAQABAAAAACw=")}', "",
+     '<p class="swap">{i}</p>', '<p class="icon">{p}</p>', {}),
+    ("system_colour", "the Mark system colour on a Mark background (control: MarkText on Mark, as <mark> draws)",
+     ".hl{color:Mark;background:Mark} .note{color:MarkText;background:Mark}", "",
+     '<p class="hl">{i}</p>', '<p class="note">{p}</p>', {}),
+    ("scale_z_zero", "transform:scaleZ(0), a singular 3D transform that Chromium does not draw (control: "
+     "scale3d(1, 1, 0.5), which keeps the flat box as it is)",
+     ".flat{transform:scaleZ(0)} .thin{transform:scale3d(1, 1, 0.5)}", "",
+     '<div class="flat">{i}</div>', '<p class="thin">{p}</p>', {}),
+    ("clip_path_empty", "clip-path:path() with no segment after its move-to, a clip that encloses nothing (control: a "
+     "path around the whole box)",
+     '.cut{clip-path:path("M 0 0 Z")} .frame{clip-path:path("M0 0 L3000 0 L3000 3000 L0 3000 Z")}', "",
+     '<p class="cut">{i}</p>', '<p class="frame">{p}</p>', {}),
+    ("font_size_calc_zero", "font-size:calc(50% - 8px), half the parent's 16px less 8px: no size at all (control: "
+     "calc(50% + 8px))",
+     ".tiny{font-size:calc(50% - 8px)} .cap{font-size:calc(50% + 8px)}", "",
+     '<div class="tiny">{i}</div>', '<p class="cap">{p}</p>', {}),
 ]
 
 LAYOUTS = [
