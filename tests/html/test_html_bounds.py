@@ -57,10 +57,18 @@ def _best(fn, arg, repeat: int = 3) -> float:
 def test_html_shape_is_linear(shape, n):
     small, large = shape(n), shape(2 * n)
     extract(small)  # warm-up
-    t1, t2 = _best(extract, small), _best(extract, large)
-    assert t2 < 2.0
-    exponent = math.log2(max(t2, 0.01) / max(t1, 0.01))  # below 10 ms, timer noise dominates
-    assert exponent < 1.6, f"t(n)={t1:.4f}s t(2n)={t2:.4f}s exponent {exponent:.2f}"
+    # A load spike on a shared machine can double one measurement (a clean-clone CI run measured 1.65 for a
+    # shape that gives 0.9-1.1 on the same code here): the growth is measured again, up to three times, and the
+    # lowest counts. A quadratic path measures about 2 every time.
+    seen = []
+    for _ in range(3):
+        t1, t2 = _best(extract, small), _best(extract, large)
+        assert t2 < 2.0
+        seen.append((t1, t2, math.log2(max(t2, 0.01) / max(t1, 0.01))))  # below 10 ms, timer noise dominates
+        if seen[-1][2] < 1.6:
+            break
+    t1, t2, exponent = min(seen, key=lambda x: x[2])
+    assert exponent < 1.6, f"t(n)={t1:.4f}s t(2n)={t2:.4f}s exponent {exponent:.2f} (lowest of {len(seen)})"
 
 
 @pytest.mark.parametrize(

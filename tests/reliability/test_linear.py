@@ -58,8 +58,17 @@ def test_growth_from_n_to_2n_is_near_linear(name: str) -> None:
     assert set(CI_N) == set(SHAPES)
     # the algorithms' growth: the cyclic collector bends the curve by itself (see run_request), and on a
     # CI machine sharing its 2 cores with the model servers it turned 1.2 into 2.4 once
-    g = growth(SHAPES[name], CI_N[name], repeats=5, collector=False)
-    assert g.cpu_exponent <= 1.5, f"{name}: CPU t({CI_N[name]})={g.cpu_n:.3f} s, t(2n)={g.cpu_2n:.3f} s, exponent {g.cpu_exponent:.2f}"
+    # once, and a load spike can still double a measurement (long_title measured 1.62 in one clean-clone
+    # CI run and 1.0-1.3 here on the same code): measured again, up to three times, the lowest counts; a
+    # quadratic path gives about 2 every time
+    tries = []
+    for _ in range(3):
+        tries.append(growth(SHAPES[name], CI_N[name], repeats=5, collector=False))
+        if tries[-1].cpu_exponent <= 1.5:
+            break
+    g = min(tries, key=lambda t: t.cpu_exponent)
+    assert g.cpu_exponent <= 1.5, (f"{name}: CPU t({CI_N[name]})={g.cpu_n:.3f} s, t(2n)={g.cpu_2n:.3f} s, "
+                                   f"exponent {g.cpu_exponent:.2f} (lowest of {len(tries)})")
 
 
 @pytest.mark.parametrize("name", sorted(CI_N))
