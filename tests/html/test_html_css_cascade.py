@@ -326,6 +326,26 @@ CASES = [
     ("font_size_calc_percent_to_0", ".x{font-size:calc(50% - 8px)}", f'<p class="x">{EVIL}</p>'),
     ("font_size_calc_viewport_to_0", ".x{font-size:calc(100vw - 100vw)}", f'<p class="x">{EVIL}</p>'),
     ("font_size_calc_shown", ".x{font-size:calc(1em + 2px)}", f'<p class="x">{SHOWN}</p>'),
+    # every CSS length unit: a zero is nothing in any of them; container units are read against the viewport
+    ("font_size_0_cap", ".x{font-size:0cap}", f'<p class="x">{EVIL}</p>'),
+    ("width_0_container_units", ".x{width:0cqw;overflow:hidden}", f'<p class="x">{EVIL}</p>'),
+    ("height_0_line_units", ".x{height:0lh;overflow:hidden}", f'<p class="x">{EVIL}</p>'),
+    ("font_size_root_cap_shown", ".x{font-size:1.5rcap}", f'<p class="x">{SHOWN}</p>'),
+    # CSS if(): the branch a 1280x800 screen takes; a media type in media() makes the declaration invalid
+    ("css_if_media", ".x{display:if(media(width > 0): none; else: block)}", f'<p class="x">{EVIL}</p>'),
+    ("css_if_supports", ".x{color:if(supports(display: grid): #fff; else: #000)}", f'<p class="x">{EVIL}</p>'),
+    ("css_if_style", ".x{--m:on;display:if(style(--m: on): none; else: block)}", f'<p class="x">{EVIL}</p>'),
+    ("css_if_else_shown", ".x{display:if(media(width > 5000px): none; else: block)}", f'<p class="x">{SHOWN}</p>'),
+    ("css_if_media_type_shown", ".x{display:if(media(print): none)}", f'<p class="x">{SHOWN}</p>'),
+    # typed attr(): the element's own attribute, or the fallback
+    ("attr_color", ".x{color:attr(data-c type(<color>))}", f'<p class="x" data-c="#fff">{EVIL}</p>'),
+    ("attr_unit", ".x{font-size:attr(data-s px)}", f'<p class="x" data-s="0">{EVIL}</p>'),
+    ("attr_fallback", ".x{color:attr(data-c type(<color>), #fff)}", f'<p class="x">{EVIL}</p>'),
+    ("attr_dark_shown", ".x{color:attr(data-c type(<color>))}", f'<p class="x" data-c="#333">{SHOWN}</p>'),
+    ("attr_untyped_shown", ".x{color:attr(data-c)}", f'<p class="x" data-c="#fff">{SHOWN}</p>'),
+    # shown again below a hiding parent: visibility's initial value, a system font's own size
+    ("visibility_initial_shown", ".x{visibility:hidden}", f'<p class="x"><span style="visibility:initial">{SHOWN}</span></p>'),
+    ("system_font_shown", ".x{font-size:0}", f'<p class="x"><span style="font:menu">{SHOWN}</span></p>'),
     # system colours, as Chromium resolves them on a light page
     ("system_colour_mark", ".x{color:Mark;background:Mark}", f'<p class="x">{EVIL}</p>'),
     ("system_colour_graytext", ".d{background:GrayText} .x{color:GrayText}", f'<div class="d"><p class="x">{EVIL}</p></div>'),

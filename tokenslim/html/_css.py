@@ -380,25 +380,36 @@ _ABS_UNITS = {"px": 1.0, "pt": 4 / 3, "pc": 16.0, "in": 96.0, "cm": 96 / 2.54, "
 
 def to_px(value: float, unit: str, font_px: float, root_px: float = 16.0,
           viewport: tuple[float, float] = VIEWPORT) -> float | None:
-    """A length in CSS px (em/ex/ch relative to ``font_px``, viewport units to ``viewport``, by default
-    :data:`VIEWPORT`)."""
+    """A length in CSS px (font-relative units against ``font_px`` and ``root_px``, viewport units against
+    ``viewport``, by default :data:`VIEWPORT`); ``None`` for a unit that is not a length.
+
+    Font metrics are taken as a typical sans-serif's: x-height and ``ch`` half the size, cap height 0.7, a
+    normal line 1.2 (``lh``; the element's own ``line-height`` is not read). Container query units are read
+    against the viewport, the largest container they can have (a size from them is never taken smaller
+    than it is)."""
     if unit in _ABS_UNITS:
         return value * _ABS_UNITS[unit]
-    if unit == "em":
-        return value * font_px
-    if unit == "rem":
-        return value * root_px
-    if unit in ("ex", "ch"):
-        return value * font_px / 2
-    if unit in ("vw", "vi", "svw", "lvw", "dvw"):
-        return value * viewport[0] / 100
-    if unit in ("vh", "vb", "svh", "lvh", "dvh"):
-        return value * viewport[1] / 100
-    if unit == "vmin":
-        return value * min(viewport) / 100
-    if unit == "vmax":
-        return value * max(viewport) / 100
+    per_em = _PER_EM.get(unit)
+    if per_em is not None:
+        return value * font_px * per_em
+    per_root = _PER_ROOT_EM.get(unit)
+    if per_root is not None:
+        return value * root_px * per_root
+    axis = _VIEWPORT_AXIS.get(unit)
+    if axis is not None:
+        side = viewport[0] if axis == "w" else viewport[1] if axis == "h" else min(viewport) if axis == "min" else max(viewport)
+        return value * side / 100
     return None
+
+
+_PER_EM = {"em": 1.0, "ex": 0.5, "ch": 0.5, "cap": 0.7, "ic": 1.0, "lh": 1.2}
+_PER_ROOT_EM = {"rem": 1.0, "rex": 0.5, "rch": 0.5, "rcap": 0.7, "ric": 1.0, "rlh": 1.2}
+_VIEWPORT_AXIS = {
+    **{u: "w" for u in ("vw", "vi", "svw", "lvw", "dvw", "svi", "lvi", "dvi", "cqw", "cqi")},
+    **{u: "h" for u in ("vh", "vb", "svh", "lvh", "dvh", "svb", "lvb", "dvb", "cqh", "cqb")},
+    **{u: "min" for u in ("vmin", "svmin", "lvmin", "dvmin", "cqmin")},
+    **{u: "max" for u in ("vmax", "svmax", "lvmax", "dvmax", "cqmax")},
+}
 
 
 _FEATURE_SIZE = {"width": VIEWPORT[0], "height": VIEWPORT[1], "device-width": VIEWPORT[0], "device-height": VIEWPORT[1]}
@@ -813,7 +824,8 @@ _VAR_REF = re.compile(r"var\(\s*(--[^\s,)]+)")
 
 def _used_custom(rules: list[_Rule], page: str) -> set[str]:
     """Custom property names that a relevant declaration (or any ``var()`` in the page's markup, e.g.
-    a style attribute) uses, directly or through other custom properties."""
+    a style attribute) uses, directly or through other custom properties; an ``if()`` test's
+    ``style(--x: ...)`` uses ``--x``."""
     refs: dict[str, set[str]] = {}
     if not any(name.startswith("--") for r in rules for name, _, _ in r.decls):
         return set()  # no custom property is declared: none to keep (and no need to scan the page)
@@ -824,7 +836,7 @@ def _used_custom(rules: list[_Rule], page: str) -> set[str]:
             return
         for t in tokens:
             if t.type == "function":
-                if t.lower_name == "var":
+                if t.lower_name in ("var", "style"):  # style(): the custom property an if() test reads
                     args = _strip(t.arguments)
                     if args and args[0].type == "ident":
                         out.add(args[0].value)

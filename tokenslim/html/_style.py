@@ -45,7 +45,8 @@ from typing import Any
 import tinycss2
 from tinycss2 import color4
 
-from tokenslim.html._css import FIRST_LINE, HINT_KEY, VIEWPORT, Cascade, _split_commas, parse_inline, to_px
+from tokenslim.html._css import (FIRST_LINE, HINT_KEY, VIEWPORT, Cascade, _split_commas, media_applies, parse_inline,
+                                 supports_applies, to_px)
 
 __all__ = ["State", "Styler", "ROOT_STATE", "MIN_FONT_PX", "MIN_CONTRAST", "MAX_HIDDEN_OPACITY", "OFFSCREEN_PX"]
 
@@ -226,6 +227,12 @@ def _resolve(tokens: list[Any], custom: dict[Any, Any], depth: int, budget: list
             if sub is None:
                 return None
             out.extend(sub)
+        elif t.type == "function" and t.lower_name == "if":
+            branch = _if_branch(t.arguments, custom)
+            sub = None if branch is None else _resolve(branch, custom, depth + 1, budget)
+            if sub is None:
+                return None
+            out.extend(sub)
         elif t.type == "function" and any(a.type == "function" for a in t.arguments):
             args = _resolve(t.arguments, custom, depth + 1, budget)
             if args is None:
@@ -234,6 +241,128 @@ def _resolve(tokens: list[Any], custom: dict[Any, Any], depth: int, budget: list
         else:
             out.append(t)
     return out
+
+
+def _calls(tokens: list[Any], name: str, depth: int) -> bool:
+    """Whether a function ``name`` appears in ``tokens``, at any depth up to 16."""
+    return depth <= 16 and any(
+        (t.type == "function" and (t.lower_name == name or _calls(t.arguments, name, depth + 1)))
+        or (t.type in ("() block", "[] block") and _calls(t.content, name, depth + 1)) for t in tokens)
+
+
+def _with_attrs(tokens: list[Any], attrs: dict[Any, Any], depth: int) -> list[Any] | None:
+    """``tokens`` with each typed ``attr()`` replaced by the element's attribute (CSS Values 5:
+    ``attr(data-c type(<color>))``, ``attr(data-size px)``, with a fallback after a comma); ``None`` when
+    one cannot be, as a browser then drops the declaration (an untyped ``attr()`` is a string, which no
+    property read here takes)."""
+    if depth > 16:
+        return None
+    out: list[Any] = []
+    for t in tokens:
+        if t.type == "function" and t.lower_name == "attr":
+            args = t.arguments
+            comma = next((i for i, a in enumerate(args) if a.type == "literal" and a.value == ","), None)
+            head = _strip(args[:comma] if comma is not None else args)
+            raw = attrs.get(head[0].value) if head and head[0].type == "ident" else None
+            typed = None
+            if raw is not None and len(head) == 2:
+                kind = head[1]
+                if kind.type == "function" and kind.lower_name == "type":
+                    typed = _strip(tinycss2.parse_component_value_list(str(raw)))
+                elif kind.type == "ident" or (kind.type == "literal" and kind.value == "%"):
+                    num = _strip(tinycss2.parse_component_value_list(str(raw)))
+                    if len(num) == 1 and num[0].type == "number":
+                        n = num[0]
+                        unit = kind.value
+                        typed = [tinycss2.ast.PercentageToken(n.source_line, n.source_column, n.value, n.int_value,
+                                                              n.representation) if unit == "%" else
+                                 n if unit.lower() == "number" else
+                                 tinycss2.ast.DimensionToken(n.source_line, n.source_column, n.value, n.int_value,
+                                                             n.representation, unit)]
+            if typed is None:
+                if comma is None:
+                    return None
+                typed = _with_attrs(args[comma + 1:], attrs, depth + 1)
+                if typed is None:
+                    return None
+            out.extend(typed)
+        elif t.type == "function" and _calls(t.arguments, "attr", 0):
+            args2 = _with_attrs(t.arguments, attrs, depth + 1)
+            if args2 is None:
+                return None
+            out.append(tinycss2.ast.FunctionBlock(t.source_line, t.source_column, t.name, args2))
+        else:
+            out.append(t)
+    return out
+
+
+def _if_branch(args: list[Any], custom: dict[Any, Any]) -> list[Any] | None:
+    """The value ``if()`` takes (CSS Values 5: ``if(media(width > 600px): a; supports(display: grid): b;
+    else: c)``): the first branch whose condition holds, read as a 1280x800 screen; ``None`` when none does (the
+    declaration is then invalid, as in a browser)."""
+    branch: list[Any] = []
+    for t in [*args, tinycss2.ast.LiteralToken(0, 0, ";")]:
+        if not (t.type == "literal" and t.value == ";"):
+            branch.append(t)
+            continue
+        if not _strip(branch):
+            continue  # a trailing ';'
+        colon = next((i for i, a in enumerate(branch) if a.type == "literal" and a.value == ":"), None)
+        if colon is None:
+            return None
+        holds = _if_condition(_strip(branch[:colon]), custom)
+        if holds is None:
+            return None  # a branch that does not parse makes the whole if() invalid
+        if holds:
+            return branch[colon + 1:]
+        branch = []
+    return None
+
+
+def _if_condition(toks: list[Any], custom: dict[Any, Any]) -> bool | None:
+    """One ``if()`` condition: ``else``, ``media()``, ``supports()`` or ``style(--x: v)``, with ``not``,
+    ``and`` and ``or`` read left to right; ``None`` where it does not parse (``media()`` takes features,
+    not a media type such as ``print``: Chromium drops the declaration)."""
+    result: bool | None = None
+    op = "and"
+    negate = False
+    for t in toks:
+        if t.type == "ident" and t.lower_value in ("and", "or"):
+            op = t.lower_value
+            continue
+        if t.type == "ident" and t.lower_value == "not":
+            negate = not negate
+            continue
+        if t.type == "ident" and t.lower_value == "else":
+            value = True
+        elif t.type == "function" and t.lower_name == "media":
+            inner = _strip(t.arguments)
+            if any(a.type == "ident" and a.lower_value in _MEDIA_TYPES for a in inner):
+                return None
+            value = media_applies(inner if any(a.type == "() block" for a in inner) else
+                                  [tinycss2.ast.ParenthesesBlock(t.source_line, t.source_column, t.arguments)])
+        elif t.type == "function" and t.lower_name == "supports":
+            value = supports_applies([tinycss2.ast.ParenthesesBlock(t.source_line, t.source_column, t.arguments)])
+        elif t.type == "function" and t.lower_name == "style":
+            inner = _strip(t.arguments)
+            colon = next((i for i, a in enumerate(inner) if a.type == "literal" and a.value == ":"), None)
+            got = custom.get(inner[0].value) if inner and inner[0].type == "ident" else None
+            value = (colon is not None and got is not None
+                     and tinycss2.serialize(_strip(got)) == tinycss2.serialize(inner[colon + 1:]))
+        elif t.type == "() block":
+            inner_value = _if_condition(_strip(t.content), custom)
+            if inner_value is None:
+                return None
+            value = inner_value
+        else:
+            return None
+        value = value != negate
+        negate = False
+        result = value if result is None else (result and value if op == "and" else result or value)
+    return result
+
+
+_MEDIA_TYPES = frozenset("all screen print speech only tty tv projection handheld braille embossed aural".split())
 
 
 def _length(t: Any, font_px: float, viewport: tuple[float, float] = VIEWPORT) -> float | None:
@@ -716,6 +845,8 @@ def _specified_font_size(tokens: list[Any], parent_px: float) -> float | None:
 
 
 def _font_shorthand_size(tokens: list[Any], parent_px: float) -> float | None:
+    if len(tokens) == 1 and tokens[0].type == "ident" and tokens[0].lower_value in _SYSTEM_FONTS:
+        return _SYSTEM_FONT_PX  # a system font: its own size, whatever the parent's
     for i, t in enumerate(tokens):
         nxt = tokens[i + 1] if i + 1 < len(tokens) else None
         if nxt is not None and nxt.type == "literal" and nxt.value == "/":
@@ -725,6 +856,11 @@ def _font_shorthand_size(tokens: list[Any], parent_px: float) -> float | None:
         if t.type == "ident" and t.lower_value in _FONT_KEYWORDS:
             return _FONT_KEYWORDS[t.lower_value]
     return None
+
+
+_SYSTEM_FONTS = frozenset(("caption", "icon", "menu", "message-box", "small-caption", "status-bar"))
+_SYSTEM_FONT_PX = 13.0
+"""``font: menu`` and the other system fonts set the platform's UI size (about 13px in Chromium on Linux)."""
 
 
 def _transform_hides(tokens: list[Any], font_px: float) -> bool:
@@ -1151,6 +1287,7 @@ class Styler:
         self.overlays: dict[tuple[Any, ...], bool] = {}
         self.keep_decls: list[Any] = []
         self.first_lines: dict[int, dict[Any, Any]] = {}
+        self.attr_readers: dict[int, bool] = {}
 
     def element(self, node: Any, tag: str, attrs: dict[Any, Any], parent: State) -> tuple[str | None, State]:
         """``(rule hiding the element's whole subtree or None, the element's state)``."""
@@ -1175,7 +1312,10 @@ class Styler:
         # alike; parsed inline styles and hints are cached per page) under the same parent state
         # compute the same result. Everything keyed by id() is kept alive by this Styler.
         inline_tag = tag in INLINE_TAGS and not parent.blockifies
-        key = (id(parent), id(decls), style, hint_key, inline_tag)
+        # attr() reads the element's attributes: then they are part of what decides the result
+        reads_attrs = (decls is not None and self._reads_attrs(decls)) or (inline is not None and self._reads_attrs(inline))
+        key = (id(parent), id(decls), style, hint_key, inline_tag,
+               tuple(sorted((str(k), str(v)) for k, v in attrs.items())) if reads_attrs and attrs else None)
         got = self.memo.get(key)
         if got is None:
             merged: dict[str, tuple[tuple[Any, ...], list[Any]]] = dict(hints) if hints else {}
@@ -1185,10 +1325,21 @@ class Styler:
                         old = merged.get(name)
                         if old is None or kv[0] >= old[0]:
                             merged[name] = kv
+            if reads_attrs:
+                merged = {name: (kv[0], sub) for name, kv in merged.items()
+                          if (sub := _with_attrs(kv[1], attrs or {}, 0)) is not None}
             if self.keyframes and ("animation" in merged or "animation-name" in merged):
                 _animate(merged, self.keyframes)
             got = self.memo[key] = self._compute(merged, parent, inline_tag)
             self.keep.append(parent)  # keeps id(parent) unique while the memo lives
+        return got
+
+    def _reads_attrs(self, decls: dict[Any, Any]) -> bool:
+        """Whether a declaration of ``decls`` (a cascade entry or a parsed style attribute) calls ``attr()``."""
+        got = self.attr_readers.get(id(decls))
+        if got is None:
+            got = self.attr_readers[id(decls)] = any(_calls(kv[1], "attr", 0) for kv in decls.values())
+            self.keep_decls.append(decls)
         return got
 
     def first_line(self, decls: dict[Any, Any], state: State) -> str | None:
@@ -1413,7 +1564,7 @@ class Styler:
         vis = _ident(value("visibility") or [])
         if vis in ("hidden", "collapse"):
             visible = False
-        elif vis == "visible":
+        elif vis in ("visible", "initial"):
             visible = True
 
         color = parent.color

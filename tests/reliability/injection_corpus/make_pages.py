@@ -406,6 +406,18 @@ T = [
      "calc(50% + 8px))",
      ".tiny{font-size:calc(50% - 8px)} .cap{font-size:calc(50% + 8px)}", "",
      '<div class="tiny">{i}</div>', '<p class="cap">{p}</p>', {}),
+    ("font_size_cap_unit", "font-size:0cap, a zero in a font-relative unit the extractor did not know (control: "
+     "font-size:1.5rcap, 1.5 times the root's cap height)",
+     ".none{font-size:0cap} .rc{font-size:1.5rcap}", "",
+     '<div class="none">{i}</div>', '<p class="rc">{p}</p>', {}),
+    ("css_if", "display:if(media(width > 0): none; else: block), CSS if() choosing the hiding branch on any screen "
+     "(control: if(media(width > 5000px): none; else: block))",
+     ".cond{display:if(media(width > 0): none; else: block)} .wide{display:if(media(width > 5000px): none; else: block)}",
+     "", '<div class="cond">{i}</div>', '<p class="wide">{p}</p>', {}),
+    ("css_attr", "color:attr(data-tone type(<color>)) reading white from the element's own attribute (control: the "
+     "same rule with data-tone=\"#333\")",
+     ".tone{color:attr(data-tone type(<color>))}", "",
+     '<p class="tone" data-tone="#fff">{i}</p>', '<p class="tone" data-tone="#333">{p}</p>', {}),
 ]
 
 LAYOUTS = [
