@@ -859,8 +859,8 @@ def _font_shorthand_size(tokens: list[Any], parent_px: float) -> float | None:
 
 
 _SYSTEM_FONTS = frozenset(("caption", "icon", "menu", "message-box", "small-caption", "status-bar"))
-_SYSTEM_FONT_PX = 13.0
-"""``font: menu`` and the other system fonts set the platform's UI size (about 13px in Chromium on Linux)."""
+_SYSTEM_FONT_PX = 16.0
+"""``font: menu`` and the other system fonts set the platform's UI size (16px in headless Chromium on Linux)."""
 
 
 def _transform_hides(tokens: list[Any], font_px: float) -> bool:
