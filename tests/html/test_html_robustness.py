@@ -34,6 +34,20 @@ def test_deep_nesting_no_recursion_error(gold_paragraphs):
     assert gold_paragraphs[0] in extract_main_text(html)
 
 
+@pytest.mark.parametrize("depth", [17, 2_000])
+def test_deeply_nested_css_functions_no_recursion_error(depth):
+    # if() conditions, attr() fallbacks and calc() percentages are read recursively: each is bounded
+    # (deeper than 16 levels, the declaration is dropped as a browser drops what it cannot parse)
+    opened, closed = "(" * depth, ")" * depth
+    css = (f".a{{display:if({opened}media(width > 0){closed}: none; else: block)}}"
+           f".b{{color:attr(data-c type(<color>), {'attr(data-d type(<color>), ' * depth}#fff{')' * depth})}}"
+           f".c{{position:fixed;top:{'calc(' * depth}100%{')' * depth}}}")
+    html = (f"<html><head><style>{css}</style></head><body><p>Lead paragraph that stays on the page.</p>"
+            "<p class='a'>first</p><p class='b'>second</p><p class='c'>third</p></body></html>")
+    r = extract(html)
+    assert "Lead paragraph" in r.text
+
+
 def test_too_large_and_wrong_type():
     with pytest.raises(InputTooLarge, match="max_bytes"):
         extract("<p>" + "x" * 2000 + "</p>", max_bytes=1000)

@@ -310,7 +310,7 @@ def _if_branch(args: list[Any], custom: dict[Any, Any]) -> list[Any] | None:
         colon = next((i for i, a in enumerate(branch) if a.type == "literal" and a.value == ":"), None)
         if colon is None:
             return None
-        holds = _if_condition(_strip(branch[:colon]), custom)
+        holds = _if_condition(_strip(branch[:colon]), custom, 0)
         if holds is None:
             return None  # a branch that does not parse makes the whole if() invalid
         if holds:
@@ -319,10 +319,12 @@ def _if_branch(args: list[Any], custom: dict[Any, Any]) -> list[Any] | None:
     return None
 
 
-def _if_condition(toks: list[Any], custom: dict[Any, Any]) -> bool | None:
+def _if_condition(toks: list[Any], custom: dict[Any, Any], depth: int) -> bool | None:
     """One ``if()`` condition: ``else``, ``media()``, ``supports()`` or ``style(--x: v)``, with ``not``,
     ``and`` and ``or`` read left to right; ``None`` where it does not parse (``media()`` takes features,
-    not a media type such as ``print``: Chromium drops the declaration)."""
+    not a media type such as ``print``: Chromium drops the declaration) or nests parentheses deeper than 16."""
+    if depth > 16:
+        return None
     result: bool | None = None
     op = "and"
     negate = False
@@ -350,7 +352,7 @@ def _if_condition(toks: list[Any], custom: dict[Any, Any]) -> bool | None:
             value = (colon is not None and got is not None
                      and tinycss2.serialize(_strip(got)) == tinycss2.serialize(inner[colon + 1:]))
         elif t.type == "() block":
-            inner_value = _if_condition(_strip(t.content), custom)
+            inner_value = _if_condition(_strip(t.content), custom, depth + 1)
             if inner_value is None:
                 return None
             value = inner_value
