@@ -397,9 +397,12 @@ def _check_result(result: Result, before: Result, input_ids: list[str]) -> None:
     assert result.tokens_after <= before.tokens_before, (
         f"output has more tokens than the input: {result.tokens_after} > {before.tokens_before}"
     )
+    # a "turn" drop records a turn removed, or one kept shorter (StripHTML keeps an HTML or invisible-character
+    # message with its visible text and records what went): every turn not carried needs one, none goes unrecorded
     turn_drops = sum(1 for d in result.drops if d.kind == "turn")
     carried = [m for m in result.history if m.get("tokenslim") != "state_summary" or m in before.history]
-    assert len(carried) + turn_drops == len(before.history), (
+    assert len(carried) <= len(before.history) + sum(1 for m in result.history if m.get("tokenslim") == "state_summary")
+    assert len(carried) + turn_drops >= len(before.history), (
         f"history turns lost without a drop record: {len(before.history)} in, {len(carried)} kept, {turn_drops} dropped"
     )
 
