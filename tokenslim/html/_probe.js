@@ -201,6 +201,12 @@
   // Per element: why its text is hidden before geometry ("" if not), the clip box (page coordinates)
   // from overflow:hidden/clip ancestors, and whether it sits in a fixed box (bounded by the viewport).
   const info = new Map();
+  // Nothing draws the glyphs: fill, stroke and every other glyph colour (sharp shadow, clipped background) transparent.
+  const inkless = (s, glyphs) => {
+    const fill = rgba(s.webkitTextFillColor || s.color);
+    const stroke = parseFloat(s.webkitTextStrokeWidth) > 0 ? rgba(s.webkitTextStrokeColor) : [0, 0, 0, 0];
+    return fill[3] <= MAX_ALPHA && stroke[3] <= MAX_ALPHA && glyphs.every((c) => c[3] <= MAX_ALPHA);
+  };
   const elementInfo = (el) => {
     let got = info.get(el);
     if (got) return got;
@@ -267,11 +273,7 @@
         break;
       }
     }
-    if (!reason && !clipImage) {
-      const fill = rgba(s.webkitTextFillColor || s.color);
-      const stroke = parseFloat(s.webkitTextStrokeWidth) > 0 ? rgba(s.webkitTextStrokeColor) : [0, 0, 0, 0];
-      if (fill[3] <= MAX_ALPHA && stroke[3] <= MAX_ALPHA && glyphs.every((c) => c[3] <= MAX_ALPHA)) reason = "transparent";
-    }
+    if (!reason && !clipImage && inkless(s, glyphs)) reason = "transparent";
     got = { reason, fixed, clip, scroller, clipped, style: s, box, glyphs, clipImage };
     info.set(el, got);
     return got;
@@ -377,7 +379,6 @@
     const size = layers(es.backgroundSize)[0].trim();
     return ["auto", "auto auto", "cover", "100%", "100% 100%", "100% auto", "auto 100%"].includes(size) ? stops[0] : null;
   };
-  // The text colour against what is painted below it at a point; null when an image is below (unknown).
   // ::first-line: a text node laid out on the first formatted line of a block (every line box of it
   // within that line's first box) is drawn with the pseudo-element's font and colours, and on its
   // background. An inline element between the block and the text inherits them where its own computed
@@ -416,6 +417,7 @@
     }
     return null;
   };
+  // The text colour against what is painted below it at a point; null when an image is below (unknown).
   const contrastAt = (el, s, stack, idx, glyphs, clipImage) => {
     if (clipImage) return null;
     const layers = [];
@@ -480,18 +482,13 @@
       if (rr - l >= MIN_PX && b - t >= MIN_PX) boxes.push([l, t, rr, b]);
     }
     if (!boxes.length) return [node.data, "geometry"];
+    // on a block's first line, the text is drawn as ::first-line styles it
     const line = lineStyle(el, e.style, boxes);
-    if (line) {
-      if (parseFloat(line.fontSize) < MIN_FONT) return [node.data, "font_size"];
-      const fill = rgba(line.webkitTextFillColor || line.color);
-      const stroke = parseFloat(line.webkitTextStrokeWidth) > 0 ? rgba(line.webkitTextStrokeColor) : [0, 0, 0, 0];
-      const glyphs = line.shadow ? [...e.glyphs, rgba(line.shadow)] : e.glyphs;
-      if (!e.clipImage && fill[3] <= MAX_ALPHA && stroke[3] <= MAX_ALPHA && glyphs.every((c) => c[3] <= MAX_ALPHA)) {
-        return [node.data, "transparent"];
-      }
-    }
+    const drawn = line ? { ...e, style: line, glyphs: line.shadow ? [...e.glyphs, rgba(line.shadow)] : e.glyphs } : e;
+    if (line && parseFloat(line.fontSize) < MIN_FONT) return [node.data, "font_size"];
+    if (line && !e.clipImage && inkless(line, drawn.glyphs)) return [node.data, "transparent"];
     const res = [node.data, ""];
-    pending.push([res, el, line ? { ...e, style: line, glyphs: line.shadow ? [...e.glyphs, rgba(line.shadow)] : e.glyphs } : e, boxes]);
+    pending.push([res, el, drawn, boxes]);
     return res;
   });
 
