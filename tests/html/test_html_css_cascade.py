@@ -360,6 +360,26 @@ CASES = [
     ("absolute_left_percent_shown", ".x{position:absolute;top:0;left:100%}", f'<p class="x">{SHOWN}</p>'),
     ("fixed_percent_in_transformed_box_shown", ".t{transform:translateX(0)} .x{position:fixed;left:0;top:100%}",
      f'<div class="t"><p class="x">{SHOWN}</p></div>'),
+    # a box fixed against a viewport edge and translated past it by its own size (an off-canvas drawer), and a
+    # matrix() whose translation is far off: translate() written another way
+    ("drawer_left", ".x{position:fixed;top:0;left:0;width:20em;transform:translateX(-100%)}", f'<div class="x">{EVIL}</div>'),
+    ("drawer_right", ".x{position:fixed;top:0;right:0;transform:translate(100%)}", f'<div class="x">{EVIL}</div>'),
+    ("drawer_top_calc", ".x{position:fixed;top:0;left:0;transform:translateY(calc(-100% - 4px))}", f'<div class="x">{EVIL}</div>'),
+    ("drawer_bottom_translate_property", ".x{position:fixed;bottom:0;left:0;translate:0 100%}", f'<div class="x">{EVIL}</div>'),
+    ("drawer_translate3d", ".x{position:fixed;inset:0 auto auto 0;transform:translate3d(-150%,0,0)}", f'<div class="x">{EVIL}</div>'),
+    ("drawer_half_out_shown", ".x{position:fixed;top:0;left:0;width:20em;transform:translateX(-40%)}", f'<div class="x">{SHOWN}</div>'),
+    ("drawer_moved_back_shown", ".x{position:fixed;top:0;left:0;transform:translateX(-100%);translate:100%}",
+     f'<div class="x">{SHOWN}</div>'),
+    ("drawer_inset_from_edge_shown", ".x{position:fixed;top:0;left:60%;width:20em;transform:translateX(-100%)}",
+     f'<div class="x">{SHOWN}</div>'),
+    ("drawer_in_transformed_box_shown", ".t{transform:translateX(0);margin-left:30em} .x{position:fixed;top:0;left:0;"
+     "width:20em;transform:translateX(-100%)}", f'<div class="t"><p class="x">{SHOWN}</p></div>'),
+    ("drawer_paragraph_margin_shown", ".x{position:fixed;top:0;left:0;transform:translateY(-100%)}", f'<p class="x">{SHOWN}</p>'),
+    ("drawer_blockquote_margin_shown", ".x{position:fixed;top:0;left:0;transform:translateX(-100%)}",
+     f'<blockquote class="x">{SHOWN}</blockquote>'),
+    ("matrix_translation", ".x{transform:matrix(1,0,0,1,-3000,0)}", f'<p class="x">{EVIL}</p>'),
+    ("matrix3d_translation", ".x{transform:matrix3d(1,0,0,0,0,1,0,0,0,0,1,0,0,-3000,0,1)}", f'<p class="x">{EVIL}</p>'),
+    ("matrix_small_translation_shown", ".x{transform:matrix(1,0,0,1,40,8)}", f'<p class="x">{SHOWN}</p>'),
     # ::first-line styles a block's first formatted line, which runs to the first <br> or block boundary
     ("first_line_font_size_0", ".x::first-line{font-size:0}", f'<p class="x">{EVIL}</p>'),
     ("first_line_css2_colour", ".x:first-line{color:#fff}", f'<div class="x">{EVIL}</div>'),

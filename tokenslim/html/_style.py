@@ -879,9 +879,16 @@ def _transform_hides(tokens: list[Any], font_px: float) -> bool:
         elif name in ("scalex", "scaley") and nums and nums[0] is not None and abs(nums[0]) < 0.01:
             return True
         elif name == "matrix" and len(nums) == 6 and None not in nums:
-            a, b, c, d = [x for x in nums[:4] if x is not None]
+            a, b, c, d, e, f = [x for x in nums if x is not None]
             if abs(a * d - b * c) < 1e-4:
                 return True
+            if max(abs(a), abs(b), abs(c), abs(d)) <= 1 and max(abs(e), abs(f)) >= OFFSCREEN_PX:
+                return True  # its translation, on a box it does not enlarge: translate(e, f) in px
+        elif name == "matrix3d" and len(nums) == 16 and None not in nums:
+            m = [x for x in nums if x is not None]
+            if (max(abs(m[0]), abs(m[1]), abs(m[4]), abs(m[5])) <= 1 and m[3] == m[7] == 0 and m[15] == 1
+                    and max(abs(m[12]), abs(m[13])) >= OFFSCREEN_PX):
+                return True  # the same translation in 3D (x, y at indices 12, 13; no perspective row)
         elif name in ("skew", "skewx", "skewy") and args:
             # a 90-degree skew has an infinite shear: Chromium draws nothing (89.99 degrees is still drawn)
             if any((deg := _angle(a)) is not None and abs(deg % 180 - 90) < 1e-6 for a in args[:2]):
@@ -1316,7 +1323,8 @@ class Styler:
         inline_tag = tag in INLINE_TAGS and not parent.blockifies
         # attr() reads the element's attributes: then they are part of what decides the result
         reads_attrs = (decls is not None and self._reads_attrs(decls)) or (inline is not None and self._reads_attrs(inline))
-        key = (id(parent), id(decls), style, hint_key, inline_tag,
+        ua_margin = tag in _UA_MARGIN_TAGS
+        key = (id(parent), id(decls), style, hint_key, inline_tag, ua_margin,
                tuple(sorted((str(k), str(v)) for k, v in attrs.items())) if reads_attrs and attrs else None)
         got = self.memo.get(key)
         if got is None:
@@ -1332,7 +1340,7 @@ class Styler:
                           if (sub := _with_attrs(kv[1], attrs or {}, 0)) is not None}
             if self.keyframes and ("animation" in merged or "animation-name" in merged):
                 _animate(merged, self.keyframes)
-            got = self.memo[key] = self._compute(merged, parent, inline_tag)
+            got = self.memo[key] = self._compute(merged, parent, inline_tag, ua_margin)
             self.keep.append(parent)  # keeps id(parent) unique while the memo lives
         return got
 
@@ -1461,7 +1469,8 @@ class Styler:
         return got
 
     def _compute(
-        self, merged: dict[str, tuple[tuple[Any, ...], list[Any]]], parent: State, inline_tag: bool = False
+        self, merged: dict[str, tuple[tuple[Any, ...], list[Any]]], parent: State, inline_tag: bool = False,
+        ua_margin: bool = False,
     ) -> tuple[str | None, State]:
         custom = parent.custom
         own_custom = [(n, kv[1]) for n, kv in merged.items() if n.startswith("--")]
@@ -1505,7 +1514,7 @@ class Styler:
             rule, inline, block_rule = None, inline_tag, None
         else:
             rule, inline, block_rule = self._subtree_rule(value, font_px, inline_tag, parent.in_fixed, parent.blockifies,
-                                                          parent.contained, parent.paint_clip)
+                                                          parent.contained, parent.paint_clip, ua_margin)
         if rule is None and not inline:
             rule = parent.block_rule  # a block inside an inline box that indents or clips its blocks away
         block_rule = (block_rule or parent.block_rule) if inline else None
@@ -1693,11 +1702,12 @@ class Styler:
 
     def _subtree_rule(
         self, value: Any, font_px: float, inline_tag: bool = False, in_fixed: bool = False, item: bool = False,
-        contained: bool = False, paint_clip: bool = False,
+        contained: bool = False, paint_clip: bool = False, ua_margin: bool = False,
     ) -> tuple[str | None, bool, str | None]:
         """Why the element and everything in it is hidden (or ``None``), whether its box is inline, and
         for an inline box why the blocks inside it are (:attr:`State.block_rule`). ``item``: the element
-        is a flex or grid item, a block whatever its ``display`` says (but ``contents``)."""
+        is a flex or grid item, a block whatever its ``display`` says (but ``contents``). ``ua_margin``: the
+        user-agent style sheet gives the element a margin (see :data:`_UA_MARGIN_TAGS`)."""
         display = _ident(value("display") or [])
         if display in _NOT_DRAWN_DISPLAYS:
             return "display_none", False, None
@@ -1714,10 +1724,10 @@ class Styler:
         if inline:
             rule, block_rule = self._inline_rule(value, font_px, pos, in_fixed, paint_clip)
             return rule, True, block_rule
-        return self._box_rule(value, font_px, pos, in_fixed, contained, paint_clip), False, None
+        return self._box_rule(value, font_px, pos, in_fixed, contained, paint_clip, ua_margin), False, None
 
     def _box_rule(self, value: Any, font_px: float, pos: str | None, in_fixed: bool, contained: bool = False,
-                  paint_clip: bool = False) -> str | None:
+                  paint_clip: bool = False, ua_margin: bool = False) -> str | None:
         """:meth:`_subtree_rule` for a box that is not inline."""
         if _ident(value("content-visibility") or []) == "hidden":
             return "content_visibility_hidden"
@@ -1752,7 +1762,8 @@ class Styler:
             return "transform_offscreen"
         if (tr or rot or sc) and (m := _linear3d(tr, rot, sc)) is not None and abs(_det3(m)) < 1e-9:
             return "transform_offscreen"  # singular (scaleZ(0), a matrix3d with no depth): Chromium draws nothing
-        return self._position_rule(value, font_px, pos, in_fixed=in_fixed, contained=contained, paint_clip=paint_clip)
+        return self._position_rule(value, font_px, pos, in_fixed=in_fixed, contained=contained, paint_clip=paint_clip,
+                                   ua_margin=ua_margin)
 
     def _inline_rule(self, value: Any, font_px: float, pos: str | None, in_fixed: bool,
                      paint_clip: bool = False) -> tuple[str | None, str | None]:
@@ -1770,7 +1781,7 @@ class Styler:
 
     def _position_rule(
         self, value: Any, font_px: float, pos: str | None, *, inline: bool = False, in_fixed: bool = False,
-        contained: bool = False, paint_clip: bool = False,
+        contained: bool = False, paint_clip: bool = False, ua_margin: bool = False,
     ) -> str | None:
         inset = _box(value("inset"))
         sides: dict[str, float | None] = {}
@@ -1798,6 +1809,8 @@ class Styler:
                 (v := sides[s]) is not None and v >= OFFSCREEN_PX for s in ("right", "bottom")
             ):
                 return "offscreen_position"
+        if on_viewport and not in_fixed and not ua_margin and _slid_out(value, font_px, sides):
+            return "offscreen_position"
         if pos == "fixed" and past_viewport and not contained:
             # top: 100vh, left: calc(100vw + 10px), max(100vw, 2000px) on the viewport: past its far edge at any size
             return "offscreen_position"
@@ -1818,6 +1831,71 @@ class Styler:
         if not inline and _indent_offscreen(value, font_px):  # on an inline box: the block rule (_inline_rule)
             return "text_indent_offscreen"
         return None
+
+
+_UA_MARGIN_TAGS = frozenset("""body p blockquote figure h1 h2 h3 h4 h5 h6 ul ol menu dir dl dd pre xmp listing plaintext
+    hr fieldset dialog""".split())
+"""Elements Chromium's user-agent style sheet gives a margin (``p``: 1em above and below): a box fixed against an
+edge sits that far inside it, so a translation by its own size does not take it out."""
+_MARGINS = ("margin", "margin-top", "margin-right", "margin-bottom", "margin-left", "margin-inline", "margin-block",
+            "margin-inline-start", "margin-inline-end", "margin-block-start", "margin-block-end")
+_SHIFT_WIDTH = 1e6
+"""An own-box size no real box reaches: a translation's percentages are read at 0 and at this size."""
+
+
+def _shift(value: Any, font_px: float) -> tuple[tuple[float, float], tuple[float, float]] | None:
+    """How far ``transform`` and ``translate`` move a box, per axis, as ``(share of its own size, px)``
+    (``translateX(-100%)`` is ``(-1.0, 0.0)`` on x); ``None`` when anything else is in the transform (a
+    scale or rotation moves the box in ways its size decides) or a value is not a length or percentage."""
+    x = [0.0, 0.0]
+    y = [0.0, 0.0]
+    moves: list[tuple[list[float], Any]] = []
+    for t in value("transform") or []:
+        if t.type == "whitespace" or (t.type == "ident" and t.lower_value == "none"):
+            continue
+        if t.type != "function" or t.lower_name not in ("translate", "translatex", "translatey", "translate3d"):
+            return None
+        args = [a for a in _strip(t.arguments) if not (a.type == "literal" and a.value == ",")]
+        if not args:
+            return None
+        if t.lower_name == "translatey":
+            moves.append((y, args[0]))
+        else:
+            moves.append((x, args[0]))
+            if t.lower_name != "translatex" and len(args) > 1:
+                moves.append((y, args[1]))
+    tl = [a for a in value("translate") or [] if a.type != "whitespace"]
+    if tl and not (tl[0].type == "ident" and tl[0].lower_value == "none"):
+        moves.append((x, tl[0]))
+        if len(tl) > 1:
+            moves.append((y, tl[1]))
+    for axis, t in moves:
+        at0 = _length(_percent_as(t, "px", 0.0), font_px)
+        at_w = _length(_percent_as(t, "px", _SHIFT_WIDTH / 100), font_px)
+        if at0 is None or at_w is None:
+            return None
+        axis[0] += (at_w - at0) / _SHIFT_WIDTH
+        axis[1] += at0
+    return (x[0], x[1]), (y[0], y[1])
+
+
+def _slid_out(value: Any, font_px: float, sides: dict[str, float | None]) -> bool:
+    """Whether a box fixed to the viewport, set against one of its edges, is translated past that edge by
+    at least its own size (an off-canvas drawer: ``left: 0; transform: translateX(-100%)``). Percentages of a
+    translation are of the box's own size, so the box is wholly out whatever that size; a fixed box makes no
+    scrollable overflow, so no scrolling brings it back on any side. A margin on the box leaves it alone (it
+    may hold the box in)."""
+    if not any(value(n) for n in ("transform", "translate")) or any(value(n) for n in _MARGINS):
+        return False
+    shift = _shift(value, font_px)
+    if shift is None:
+        return False
+    (xs, xp), (ys, yp) = shift
+    left, right, top, bottom = sides["left"], sides["right"], sides["top"], sides["bottom"]
+    return ((left is not None and left <= 0 and xs <= -1 and xp <= 0)
+            or (left is None and right is not None and right <= 0 and xs >= 1 and xp >= 0)
+            or (top is not None and top <= 0 and ys <= -1 and yp <= 0)
+            or (top is None and bottom is not None and bottom <= 0 and ys >= 1 and yp >= 0))
 
 
 def _stroke(value: Any, parent: tuple[float, float, float, float] | None, color: tuple[float, float, float, float],
