@@ -418,6 +418,15 @@ T = [
      "same rule with data-tone=\"#333\")",
      ".tone{color:attr(data-tone type(<color>))}", "",
      '<p class="tone" data-tone="#fff">{i}</p>', '<p class="tone" data-tone="#333">{p}</p>', {}),
+    ("offcanvas_drawer", "position:fixed;left:0 with transform:translateX(-100%), an off-canvas drawer slid out by its "
+     "own width (control: the same drawer with class open, transform:none, at the viewport's bottom)",
+     ".drawer{position:fixed;left:0;bottom:0;width:22em;background:#fff;transform:translateX(-100%)} "
+     ".drawer.open{transform:none}", "",
+     '<div class="drawer">{i}</div>', '<div class="drawer open">{p}</div>', {}),
+    ("matrix_translation", "transform:matrix(1,0,0,1,-3000,0), translate(-3000px) written as a matrix (control: "
+     "matrix(1,0,0,1,24,0))",
+     ".mx{transform:matrix(1,0,0,1,-3000,0)} .mx-near{transform:matrix(1,0,0,1,24,0)}", "",
+     '<p class="mx">{i}</p>', '<p class="mx-near">{p}</p>', {}),
 ]
 
 LAYOUTS = [
