@@ -412,58 +412,180 @@ _VIEWPORT_AXIS = {
 }
 
 
-_FEATURE_SIZE = {"width": VIEWPORT[0], "height": VIEWPORT[1], "device-width": VIEWPORT[0], "device-height": VIEWPORT[1]}
-_FEATURE_VALUE = {
+# Media features as headless Chromium reports them on the oracle's 1280x800 screen (``matchMedia`` measured there;
+# ``scripting`` as extraction sees pages: without JavaScript). A feature Chromium does not know (``inverted-colors``,
+# ``prefers-reduced-data``, a made-up name) is unknown, and a query that needs it does not match.
+_MQ_DISCRETE = {
     "orientation": "landscape", "prefers-color-scheme": "light", "prefers-reduced-motion": "no-preference",
     "hover": "hover", "any-hover": "hover", "pointer": "fine", "any-pointer": "fine", "scripting": "none",
-    "prefers-contrast": "no-preference", "forced-colors": "none", "display-mode": "browser",
+    "prefers-contrast": "no-preference", "forced-colors": "none", "display-mode": "browser", "color-gamut": "srgb",
+    "dynamic-range": "standard", "update": "fast", "overflow-block": "scroll", "overflow-inline": "scroll",
+    "prefers-reduced-transparency": "no-preference", "device-posture": "continuous", "scan": "",
 }
+"""Discrete features and their value (``""``: known, but no value matches on a screen)."""
+_MQ_FALSY = frozenset(("", "none", "no-preference"))
+"""Values that make a discrete feature false in a boolean context: ``(hover)`` matches, ``(forced-colors)`` does not."""
+_MQ_NUMERIC = {
+    "width": float(VIEWPORT[0]), "height": float(VIEWPORT[1]), "device-width": float(VIEWPORT[0]),
+    "device-height": float(VIEWPORT[1]), "aspect-ratio": VIEWPORT[0] / VIEWPORT[1],
+    "device-aspect-ratio": VIEWPORT[0] / VIEWPORT[1], "resolution": 1.0, "color": 8.0, "color-index": 0.0,
+    "monochrome": 0.0, "grid": 0.0, "-webkit-device-pixel-ratio": 1.0, "-webkit-transform-3d": 1.0,
+    "horizontal-viewport-segments": 1.0, "vertical-viewport-segments": 1.0,
+}
+"""Numeric features (px, a width/height ratio, dppx, bits per colour...)."""
+_MQ_NO_PREFIX = frozenset(("grid", "-webkit-transform-3d", "-webkit-device-pixel-ratio", "horizontal-viewport-segments",
+                           "vertical-viewport-segments"))
+"""Numeric features that take no ``min-``/``max-`` prefix (``-webkit-min-device-pixel-ratio`` is written apart)."""
+_RESOLUTION_UNITS = {"dppx": 1.0, "x": 1.0, "dpi": 1 / 96, "dpcm": 2.54 / 96}
+_UNKNOWN = "unknown"
+"""A condition on a feature Chromium does not know: false, and ``not`` of it is false too (Media Queries 4)."""
+_CMP: dict[str, Callable[[float, float], bool]] = {
+    "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "=": operator.eq}
+_FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "=": "="}
 
 
-def _feature(block: Any) -> bool:
-    """One ``(feature: value)`` or range ``(width >= 600px)`` of a media query; unknown ones match."""
-    toks = _strip(block.content)
+def _feature_number(name: str, toks: list[Any]) -> float | None:
+    """A numeric feature's value written in ``toks`` in the feature's own unit, or ``None``."""
+    if name in ("aspect-ratio", "device-aspect-ratio"):
+        nums = [t for t in toks if t.type != "literal"]
+        if (len(toks) == 3 and toks[1].type == "literal" and toks[1].value == "/"
+                and all(t.type == "number" for t in nums)):
+            return float(nums[0].value) / float(nums[1].value) if nums[1].value else None
+        return float(toks[0].value) if len(toks) == 1 and toks[0].type == "number" else None
+    if len(toks) != 1:
+        return None
+    t = toks[0]
+    if name == "resolution":
+        if t.type == "dimension" and t.lower_unit in _RESOLUTION_UNITS:
+            return float(t.value) * _RESOLUTION_UNITS[t.lower_unit]
+        return None
+    if name in ("width", "height", "device-width", "device-height"):
+        return _px(t)
+    return float(t.value) if t.type == "number" else None
+
+
+def _media_feature(toks: list[Any]) -> bool | str | None:
+    """One feature in parentheses: ``True``/``False`` as Chromium decides it, :data:`_UNKNOWN` for a feature it
+    does not know, ``None`` when the syntax is not read here (then the rule is applied, as before)."""
+    if len(toks) == 1 and toks[0].type == "ident":  # boolean context: (hover), (color), (grid)
+        name = toks[0].lower_value
+        if name in _MQ_DISCRETE:
+            return _MQ_DISCRETE[name] not in _MQ_FALSY
+        return _MQ_NUMERIC[name] != 0 if name in _MQ_NUMERIC else _UNKNOWN
     if len(toks) >= 3 and toks[0].type == "ident" and toks[1].type == "literal" and toks[1].value == ":":
-        name, value = toks[0].lower_value, toks[2]
-        for prefix, cmp in (("min-", operator.ge), ("max-", operator.le), ("", operator.eq)):
-            if name.startswith(prefix) and name[len(prefix):] in _FEATURE_SIZE:
-                px = _px(value)
-                return True if px is None else bool(cmp(_FEATURE_SIZE[name[len(prefix):]], px))
-        if name in _FEATURE_VALUE and value.type == "ident":
-            return bool(value.lower_value == _FEATURE_VALUE[name])
-        return True
-    if len(toks) >= 3 and toks[0].type == "ident" and toks[0].lower_value in _FEATURE_SIZE:
-        ops = "".join(t.value for t in toks[1:-1] if t.type == "literal")
-        px = _px(toks[-1])
-        size = _FEATURE_SIZE[toks[0].lower_value]
-        if px is None:
-            return True
-        return {"<": size < px, "<=": size <= px, ">": size > px, ">=": size >= px, "=": size == px}.get(ops, True)
-    return True
+        name, value = toks[0].lower_value, toks[2:]
+        if name in _MQ_DISCRETE:
+            return len(value) == 1 and value[0].type == "ident" and value[0].lower_value == _MQ_DISCRETE[name]
+        cmp: Callable[[float, float], bool] = operator.eq
+        if name.startswith("-webkit-m") and name.endswith("-device-pixel-ratio"):
+            cmp, name = (operator.ge if name.startswith("-webkit-min") else operator.le), "-webkit-device-pixel-ratio"
+        elif name[:4] in ("min-", "max-") and name[4:] in _MQ_NUMERIC and name[4:] not in _MQ_NO_PREFIX:
+            cmp, name = (operator.ge if name[:4] == "min-" else operator.le), name[4:]
+        if name not in _MQ_NUMERIC:
+            return _UNKNOWN
+        n = _feature_number(name, value)
+        return None if n is None else bool(cmp(_MQ_NUMERIC[name], n))
+    # range syntax: (width >= 600px), (400px < width <= 1400px), (aspect-ratio > 16/9)
+    parts: list[list[Any]] = [[]]
+    ops: list[str] = []
+    for t in toks:
+        if t.type == "literal" and t.value in "<>=":
+            if parts[-1]:
+                parts.append([])
+                ops.append(t.value)
+            elif ops and ops[-1] in "<>" and t.value == "=":
+                ops[-1] += "="
+            else:
+                return None
+        else:
+            parts[-1].append(t)
+    if len(parts) not in (2, 3) or any(op not in _CMP for op in ops):
+        return None
+    names = [i for i, part in enumerate(parts) if len(part) == 1 and part[0].type == "ident"]
+    if len(names) != 1 or (len(parts) == 3 and names != [1]):
+        return None
+    name = parts[names[0]][0].lower_value
+    if name not in _MQ_NUMERIC:
+        return _UNKNOWN if name not in _MQ_DISCRETE else None
+    actual = _MQ_NUMERIC[name]
+    result = True
+    for i, op in enumerate(ops):
+        left, right = parts[i], parts[i + 1]
+        if names[0] == i:  # name op value
+            n = _feature_number(name, right)
+            if n is None:
+                return None
+            result = result and _CMP[op](actual, n)
+        else:  # value op name
+            n = _feature_number(name, left)
+            if n is None:
+                return None
+            result = result and _CMP[_FLIP[op]](actual, n)
+    return result
+
+
+def _media_condition(toks: list[Any], depth: int = 0) -> bool | str | None:
+    """A media condition (``not``, ``and``, ``or`` over parenthesised features and conditions), three-valued as
+    in Media Queries 4 (see :func:`_media_feature`)."""
+    toks = [t for t in toks if t.type not in ("whitespace", "comment")]
+    if depth > 16 or not toks:
+        return None
+    if toks[0].type == "ident" and toks[0].lower_value == "not":
+        inner = _media_condition(toks[1:], depth + 1)
+        return inner if inner is None or inner == _UNKNOWN else not inner
+    if all(t.type == "() block" for t in toks[0::2]) and all(
+            t.type == "ident" and t.lower_value in ("and", "or") for t in toks[1::2]) and len(toks) % 2 == 1:
+        words = {t.lower_value for t in toks[1::2]}
+        if len(words) > 1:
+            return None  # "and" and "or" mixed without parentheses: invalid, left as before
+        values = [_in_parens(t, depth + 1) for t in toks[0::2]]
+        if words == {"or"}:
+            if True in values:
+                return True
+            return None if None in values else _UNKNOWN if _UNKNOWN in values else False
+        if False in values:
+            return False
+        return None if None in values else _UNKNOWN if _UNKNOWN in values else True
+    return None
+
+
+def _in_parens(block: Any, depth: int) -> bool | str | None:
+    inner = [t for t in block.content if t.type not in ("whitespace", "comment")]
+    if inner and (inner[0].type == "() block" or (inner[0].type == "ident" and inner[0].lower_value == "not")):
+        return _media_condition(inner, depth)
+    return _media_feature(inner)
 
 
 def media_applies(tokens: list[Any]) -> bool:
-    """Whether a media query list matches a 1280x800 screen (``print``, ``speech``... never do)."""
+    """Whether a media query list matches headless Chromium's 1280x800 screen (``print``, ``speech``... never do).
+
+    Features are read as Chromium reports them (:data:`_MQ_DISCRETE`, :data:`_MQ_NUMERIC`); one it does not
+    know makes its query false. A condition whose syntax is not read here still matches, as before."""
     queries = _split_commas(_strip(tokens))
     if queries == [[]]:
         return True
     for q in queries:
+        toks = [t for t in q if t.type not in ("whitespace", "comment")]
         negate = False
-        ok = True
-        for t in q:
-            if t.type == "ident":
-                v = t.lower_value
-                if v == "not":
-                    negate = True
-                elif v in ("only", "and"):
-                    continue
-                elif v == "or":
-                    continue
-                elif v not in ("screen", "all"):
-                    ok = False
-            elif t.type == "() block":
-                ok = ok and _feature(t)
-        if ok != negate:
+        if (len(toks) > 1 and toks[0].type == "ident" and toks[0].lower_value in ("not", "only")
+                and toks[1].type == "ident"):
+            negate = toks[0].lower_value == "not"
+            toks = toks[1:]
+        if toks and toks[0].type == "ident" and toks[0].lower_value not in ("not",):
+            ok: bool | str | None = toks[0].lower_value in ("screen", "all")
+            rest = toks[1:]
+            if rest:
+                if not (rest[0].type == "ident" and rest[0].lower_value == "and"):
+                    continue  # not a valid query: it matches nothing
+                cond = _media_condition(rest[1:])
+                ok = (ok and cond) if cond is not None else ok
+        else:
+            ok = _media_condition(toks)
+            if ok is None:
+                ok = True
+        if ok == _UNKNOWN:
+            ok = False
+        if bool(ok) != negate:
             return True
     return False
 
@@ -738,9 +860,10 @@ class _Collector:
             return
         if kw == "scope":
             parent = self.scope_parent(node.prelude, parent)
-        elif kw not in ("media", "supports", "container", "document", "-moz-document"):
+        elif kw not in ("media", "supports", "container"):
             # @font-face, @keyframes, @page, unknown at-rules: nothing that hides text; @starting-style only
-            # sets where a transition starts, and the page settles on its other rules
+            # sets where a transition starts, and the page settles on its other rules; Chromium dropped
+            # @document and @-moz-document, so their rules apply nowhere
             return
         content = tinycss2.parse_blocks_contents(node.content, skip_comments=True, skip_whitespace=True)
         if parent is not None and kw != "scope":
