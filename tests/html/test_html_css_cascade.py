@@ -403,6 +403,18 @@ CASES = [
     ("media_retina_only_shown", "@media (min-resolution:2dppx){.x{display:none}}", f'<p class="x">{SHOWN}</p>'),
     ("media_or_neither_shown", "@media (max-width:100px) or (monochrome){.x{display:none}}", f'<p class="x">{SHOWN}</p>'),
     ("moz_document_shown", "@-moz-document url-prefix(){.x{display:none}}", f'<p class="x">{SHOWN}</p>'),
+    # with no script run, no custom element is defined (":not(:defined)" hides web components until they load);
+    # an @container size query is false where no element is a query container
+    ("not_defined_custom_element", "my-note:not(:defined){display:none}", f'<my-note>{EVIL}</my-note>'),
+    ("not_defined_customized_builtin", "[is]:not(:defined){visibility:hidden}", f'<p is="fancy-p">{EVIL}</p>'),
+    ("defined_standard_element", "p.x:defined{display:none}", f'<p class="x">{EVIL}</p>'),
+    ("defined_custom_element_shown", "my-note:defined{display:none}", f'<my-note>{SHOWN}</my-note>'),
+    ("not_defined_standard_element_shown", "p:not(:defined){display:none}", f'<p>{SHOWN}</p>'),
+    ("container_unhide_without_container", ".x{display:none} @container (min-width:0){.x{display:block}}",
+     f'<p class="x">{EVIL}</p>'),
+    ("container_query_in_container", ".c{container-type:inline-size} @container (min-width:0){.x{display:none}}",
+     f'<div class="c"><p class="x">{EVIL}</p></div>'),
+    ("container_without_container_shown", "@container (min-width:0){.x{display:none}}", f'<p class="x">{SHOWN}</p>'),
     # ::first-line styles a block's first formatted line, which runs to the first <br> or block boundary
     ("first_line_font_size_0", ".x::first-line{font-size:0}", f'<p class="x">{EVIL}</p>'),
     ("first_line_css2_colour", ".x:first-line{color:#fff}", f'<div class="x">{EVIL}</div>'),

@@ -701,8 +701,8 @@ def _first_line_base(part: list[Any]) -> list[Any] | None:
     return base
 
 
-def _selector_texts(prelude: list[Any], parent: str | None,
-                    host: bool = False) -> list[tuple[str, tuple[int, int, int], bool]]:
+def _selector_texts(prelude: list[Any], parent: str | None, host: bool = False,
+                    undefined: Callable[[], str] | None = None) -> list[tuple[str, tuple[int, int, int], bool]]:
     """The complex selectors of a rule, nested ones rewritten with ``:is(parent)``: ``(text,
     specificity, first_line)``, where a ``::first-line`` selector is its originating element's."""
     out: list[tuple[str, tuple[int, int, int], bool]] = []
@@ -719,7 +719,7 @@ def _selector_texts(prelude: list[Any], parent: str | None,
             part, first_line, spec = base, True, (spec[0], spec[1], spec[2] + 1)
         text = tinycss2.serialize(part)
         if _REWRITTEN.search(text):
-            text = _serialize_selector(part, parent, host)
+            text = _serialize_selector(part, parent, host, undefined)
         text = _NON_ASCII.sub(_escape_char, text.strip())
         if parent is not None:
             text = text.replace("&", f":is({parent})") if "&" in text else f":is({parent}) {text}"
@@ -727,17 +727,20 @@ def _selector_texts(prelude: list[Any], parent: str | None,
     return out
 
 
-_REWRITTEN = re.compile(r":(?:lang|dir|scope|host)\b", re.I)
+_REWRITTEN = re.compile(r":(?:lang|dir|scope|host|defined)\b", re.I)
 """Pseudo-classes :func:`_serialize_selector` rewrites (a selector without them is serialized as it is)."""
 
 
-def _serialize_selector(tokens: list[Any], parent: str | None, host: bool = False) -> str:
+def _serialize_selector(tokens: list[Any], parent: str | None, host: bool = False,
+                        undefined: Callable[[], str] | None = None) -> str:
     """A selector's text for lexbor, with the pseudo-classes its parser refuses (a refused selector matches
     nothing, so what it hides would leak) written as ones it reads: ``:lang(fr)`` as an element or
     ancestor with ``lang`` ``fr`` or ``fr-*``, ``:dir(rtl)`` likewise with ``dir``, ``:scope`` as the root
     (or the enclosing rule's selector). The nearest ``lang``/``dir`` is not singled out (an ``en`` box
     inside ``fr`` still matches ``:lang(fr)``): those rules can only hide more. In a shadow root's sheet
-    (``host``), ``:host`` is the root of the parsed shadow tree, which stands for the host."""
+    (``host``), ``:host`` is the root of the parsed shadow tree, which stands for the host. ``:defined`` is
+    every element but those ``undefined()`` lists (the page's custom elements: with no script run, none is
+    defined; asked only when a selector says ``:defined``)."""
     out: list[str] = []
     i = 0
     while i < len(tokens):
@@ -760,9 +763,13 @@ def _serialize_selector(tokens: list[Any], parent: str | None, host: bool = Fals
             out.append(f":is({parent})" if parent is not None and nxt.lower_value == "scope" else ":root")
             i += 2
             continue
+        if nxt is not None and nxt.type == "ident" and nxt.lower_value == "defined":
+            out.append(f":not({undefined()})" if undefined is not None else ":is(*)")
+            i += 2
+            continue
         if t.type == "function":
             out.append(f"{tinycss2.serialize([t])[: -len(tinycss2.serialize(t.arguments)) - 1]}"
-                       f"{_serialize_selector(t.arguments, parent, host)})")
+                       f"{_serialize_selector(t.arguments, parent, host, undefined)})")
         else:
             out.append(tinycss2.serialize([t]))
         i += 1
@@ -779,16 +786,40 @@ def _escape_char(m: re.Match[str]) -> str:
     return f"\\{ord(m.group()):x} "
 
 
+_CONTAINER_DECL = re.compile(r"container(?:-type|-name)?\s*:", re.I)
+_CUSTOM_TAG = re.compile(r"<([a-zA-Z][a-zA-Z0-9._]*-[-a-zA-Z0-9._]*)")
+"""A start tag of a custom element (a name with a hyphen)."""
+
+
 class _Collector:
     """Flattens parsed sheets into rules with their layer, keeping only relevant declarations."""
 
-    def __init__(self, host: bool = False) -> None:
+    def __init__(self, host: bool = False, page: str = "", sheets: tuple[str, ...] = ()) -> None:
         self.host = host
+        self.page = page
+        self.sheets = sheets
+        self._undefined: str | None = None
+        self._containers: bool | None = None
         self.rules: list[_Rule] = []
         self.layers = _LayerOrder()
         self.order = 0
         self.initial: dict[str, list[Any]] = {}
         self.keyframes: dict[str, dict[float, list[tuple[str, list[Any], bool]]]] = {}
+
+    def undefined(self) -> str:
+        """The page's undefined elements as a selector list, read from its markup once: autonomous custom
+        elements (a tag name with a hyphen) and customized built-ins (``is=``), which no script defines here."""
+        if self._undefined is None:
+            names = sorted({m.lower() for m in _CUSTOM_TAG.findall(self.page)})
+            self._undefined = ", ".join([*names, "[is]"])
+        return self._undefined
+
+    def containers(self) -> bool:
+        """Whether the page may have a query container: a ``container``, ``container-type`` or ``container-name``
+        declaration anywhere in its markup or style sheets (read once, when an ``@container`` rule is met)."""
+        if self._containers is None:
+            self._containers = any(_CONTAINER_DECL.search(text) for text in (self.page, *self.sheets))
+        return self._containers
 
     def add_sheet(self, css: str) -> None:
         self.add_rules(tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True), "", None, 0)
@@ -805,7 +836,7 @@ class _Collector:
                 self.add_at_rule(node, layer, parent, depth)
 
     def add_style_rule(self, node: Any, layer: str, parent: str | None, depth: int) -> None:
-        selectors = _selector_texts(node.prelude, parent, self.host)
+        selectors = _selector_texts(node.prelude, parent, self.host, self.undefined)
         if not selectors or node.content is None:
             return
         items = tinycss2.parse_blocks_contents(node.content, skip_comments=True, skip_whitespace=True)
@@ -858,6 +889,8 @@ class _Collector:
             return
         if kw == "supports" and not supports_applies(node.prelude):
             return
+        if kw == "container" and not self.containers() and "style(" not in tinycss2.serialize(node.prelude).lower():
+            return  # a size query with no container on the page is false (a style() query asks any element)
         if kw == "scope":
             parent = self.scope_parent(node.prelude, parent)
         elif kw not in ("media", "supports", "container"):
@@ -1015,7 +1048,7 @@ def build_cascade(tree: Any, sheets: list[str], *, page: str, tags: int | None =
         answered[prelude] = found
         return found
 
-    col = _Collector(host)
+    col = _Collector(host, page, tuple(sheets))
     for css in sheets:
         col.add_sheet(prune(css, present, matches))
     used = _used_custom(col.rules, page)
