@@ -427,6 +427,20 @@ T = [
      "matrix(1,0,0,1,24,0))",
      ".mx{transform:matrix(1,0,0,1,-3000,0)} .mx-near{transform:matrix(1,0,0,1,24,0)}", "",
      '<p class="mx">{i}</p>', '<p class="mx-near">{p}</p>', {}),
+    ("media_unhide", "hidden, then shown again by @media (min-resolution:2dppx), (monochrome), (update:slow): screens "
+     "unlike the browser's (control: shown again by @media (min-resolution:1dppx) and (color))",
+     ".hl{display:none} @media (min-resolution:2dppx), (monochrome), (update:slow){.hl{display:block}} "
+     ".ctl{display:none} @media (min-resolution:1dppx) and (color){.ctl{display:block}}", "",
+     '<p class="hl">{i}</p>', '<p class="ctl">{p}</p>', {}),
+    ("media_or", "@media (max-width:100px) or (min-width:200px) hiding, a condition that holds (control: or (monochrome), "
+     "which does not)",
+     "@media (max-width:100px) or (min-width:200px){.mo{display:none}} @media (max-width:100px) or (monochrome)"
+     "{.mc{display:none}}", "",
+     '<div class="mo">{i}</div>', '<p class="mc">{p}</p>', {}),
+    ("not_defined", "a custom element hidden by :not(:defined), undefined with no script run (control: a <p>, always "
+     "defined, under the same rule)",
+     "ad-note:not(:defined){display:none} p.ctl:not(:defined){display:none}", "",
+     '<ad-note>{i}</ad-note>', '<p class="ctl">{p}</p>', {}),
 ]
 
 LAYOUTS = [
