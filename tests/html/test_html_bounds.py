@@ -38,6 +38,14 @@ def _many_rules(n: int) -> str:
     return f"<html><head><style>{rules}</style></head><body>{ARTICLE}</body></html>"
 
 
+def _undefined_elements(n: int) -> str:
+    # :not(:defined) lists the page's custom elements (up to 64 names) in every such selector
+    k = n // 60
+    rules = "".join(f"x-el{i % 50}:not(:defined) .c{i}{{display:none}}" for i in range(k))
+    body = "".join(f'<x-el{i % 50}><span class="c{i}">t</span></x-el{i % 50}>' for i in range(k))
+    return f"<html><head><style>{rules}</style></head><body>{ARTICLE}{body}</body></html>"
+
+
 def _best(fn, arg, repeat: int = 3) -> float:
     best = math.inf
     for _ in range(repeat):
@@ -51,8 +59,8 @@ def _best(fn, arg, repeat: int = 3) -> float:
 @pytest.mark.parametrize(
     ("shape", "n"),
     [(_style_without_brace, 80_000), (_unclosed_links, 20_000), (_unclosed_comment_in_css, 80_000),
-     (_many_rules, 80_000)],
-    ids=["style_80kb_no_brace", "20k_unclosed_a", "unclosed_css_comment", "many_unused_rules"],
+     (_many_rules, 80_000), (_undefined_elements, 80_000)],
+    ids=["style_80kb_no_brace", "20k_unclosed_a", "unclosed_css_comment", "many_unused_rules", "undefined_elements"],
 )
 def test_html_shape_is_linear(shape, n):
     small, large = shape(n), shape(2 * n)

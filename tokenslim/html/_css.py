@@ -764,7 +764,8 @@ def _serialize_selector(tokens: list[Any], parent: str | None, host: bool = Fals
             i += 2
             continue
         if nxt is not None and nxt.type == "ident" and nxt.lower_value == "defined":
-            out.append(f":not({undefined()})" if undefined is not None else ":is(*)")
+            names = undefined() if undefined is not None else ""
+            out.append(f":not({names})" if names else ":defined")
             i += 2
             continue
         if t.type == "function":
@@ -787,6 +788,8 @@ def _escape_char(m: re.Match[str]) -> str:
 
 
 _CONTAINER_DECL = re.compile(r"container(?:-type|-name)?\s*:", re.I)
+_MAX_CUSTOM_TAGS = 64
+"""Custom element names :func:`_serialize_selector` lists for ``:defined`` (a page with more is read as before)."""
 _CUSTOM_TAG = re.compile(r"<([a-zA-Z][a-zA-Z0-9._]*-[-a-zA-Z0-9._]*)")
 """A start tag of a custom element (a name with a hyphen)."""
 
@@ -811,7 +814,9 @@ class _Collector:
         elements (a tag name with a hyphen) and customized built-ins (``is=``), which no script defines here."""
         if self._undefined is None:
             names = sorted({m.lower() for m in _CUSTOM_TAG.findall(self.page)})
-            self._undefined = ", ".join([*names, "[is]"])
+            # past _MAX_CUSTOM_TAGS names, every selector with :defined would grow with the page: read as before
+            # (lexbor refuses :defined, so such a rule matches nothing)
+            self._undefined = ", ".join([*names, "[is]"]) if len(names) <= _MAX_CUSTOM_TAGS else ""
         return self._undefined
 
     def containers(self) -> bool:

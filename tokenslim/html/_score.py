@@ -168,6 +168,7 @@ def select_blocks(m: PageModel) -> tuple[list[Block], list[Block]]:
     kept: list[Block] = []
     dropped: list[Block] = []
     junk: dict[int, bool] = {}
+    clean: dict[tuple[int, int], bool] = {}  # (element, root): no junk container from it up to the root
     parent = m.parent
     spans = [(root, m.end[root]) for root in roots]
     for b in m.blocks:
@@ -179,8 +180,15 @@ def select_blocks(m: PageModel) -> tuple[list[Block], list[Block]]:
                 break
         ok = root >= 0 and (m.neg_anc[e] <= root or not _is_boilerplate(m, m.neg_anc[e], m.text_len[root]))
         if ok:
+            # each element's path is walked once per root: deep nesting with a block per level stays linear
             a = e
+            path: list[int] = []
             while a > root:
+                known = clean.get((a, root))
+                if known is not None:
+                    ok = known
+                    break
+                path.append(a)
                 bad = junk.get(a)
                 if bad is None:
                     bad = junk[a] = _is_junk_container(m, a)
@@ -188,6 +196,8 @@ def select_blocks(m: PageModel) -> tuple[list[Block], list[Block]]:
                     ok = False
                     break
                 a = parent[a]
+            for x in path:
+                clean[(x, root)] = ok
         if ok and b.link_chars > 0.6 * len(b.text):
             ok = False
         (kept if ok else dropped).append(b)
