@@ -198,7 +198,8 @@ def _selector_may_match(prelude: str, present: frozenset[str]) -> bool:
     """
     if "/*" in prelude:
         prelude = _COMMENT.sub(" ", prelude)
-    if prelude.lstrip().startswith("@") or len(prelude) > 2_000 or _RISKY_ESCAPE.search(prelude):
+    escaped = "\\" in prelude
+    if prelude.lstrip().startswith("@") or len(prelude) > 2_000 or (escaped and _RISKY_ESCAPE.search(prelude)):
         return True
     for _ in range(8):
         if "(" not in prelude and "[" not in prelude:
@@ -206,9 +207,9 @@ def _selector_may_match(prelude: str, present: frozenset[str]) -> bool:
         prelude = _INNER.sub(" ", prelude)
     else:
         return True
-    for sel in prelude.split(","):
+    for sel in prelude.lower().split(","):
         names = _NAMES.findall(sel)
-        if not names or all(_unescape(n).lower() in present for n in names):
+        if not names or present.issuperset([_unescape(n).lower() for n in names] if escaped else names):
             return True
     return False
 
@@ -219,10 +220,10 @@ def prune(css: str, present: frozenset[str], matches: Callable[[str], bool | Non
     A leaf rule (a block without nested blocks) goes when its block declares no visibility-related
     property (see :data:`RELEVANT`; custom properties and escapes count) or when its selector
     cannot match (see :func:`_selector_may_match`, then ``matches``: lexbor run on the selector
-    list, ``False`` when it parses and matches no element); at-rule blocks that style nothing
-    (``@font-face`` with inline fonts, ``@keyframes``, ``@page``...) go whole. Strings, comments
-    and escapes are skipped as tokens, so a brace inside them never cuts a rule; anything
-    unclosed is left to tinycss2.
+    list, ``False`` when it parses and matches no element; a list loses the selectors that cannot,
+    see :func:`_unmatchable_selectors`); at-rule blocks that style nothing (``@font-face`` with
+    inline fonts, ``@keyframes``, ``@page``...) go whole. Strings, comments and escapes are skipped
+    as tokens, so a brace inside them never cuts a rule; anything unclosed is left to tinycss2.
     """
     if len(css) <= _PRUNE_ABOVE_CHARS:
         return css
@@ -236,7 +237,8 @@ def prune(css: str, present: frozenset[str], matches: Callable[[str], bool | Non
         if ch == "{":
             if stack:
                 stack[-1][2] += 1
-            stack.append([_after_last_semicolon(css, start, m.start()), m.end(), 0, 0])
+            pos = m.start()
+            stack.append([start if css.rfind(";", start, pos) < 0 else _after_last_semicolon(css, start, pos), m.end(), 0, 0])
             start = m.end()
         elif ch == "}":
             if stack:
@@ -246,6 +248,7 @@ def prune(css: str, present: frozenset[str], matches: Callable[[str], bool | Non
                     prelude = _COMMENT.sub(" ", prelude)
                 prelude = prelude.strip()
                 drop = False
+                selector_cuts: list[tuple[int, int]] = []
                 if prelude[:1] == "@":
                     # an at-rule that styles nothing, or a conditional/layer block emptied by the pruning
                     drop = not prelude.lower().startswith(_STYLING_AT_RULES) or bool(nested and nested == nested_cut)
@@ -255,22 +258,75 @@ def prune(css: str, present: frozenset[str], matches: Callable[[str], bool | Non
                 elif not nested:
                     block = css[body : m.start()]
                     frame = bool(stack) and _KEYFRAMES.match(css, stack[-1][0], stack[-1][1])  # from {...}, 50% {...}
-                    drop = (
-                        not _RELEVANT_TEXT.search(block)
-                        or (not frame and not _selector_may_match(prelude, present))
-                        or (not frame and matches is not None and matches(prelude) is False)
-                    )
+                    drop = not _RELEVANT_TEXT.search(block)
+                    if not drop and not frame:
+                        unmatched = _unmatchable_selectors(css[pre : body - 1], present)
+                        if unmatched is None:
+                            drop = not _selector_may_match(prelude, present)
+                        elif unmatched:
+                            if unmatched[0] == (0, body - 1 - pre):
+                                drop = True
+                            else:
+                                selector_cuts = [(pre + a, pre + b) for a, b in unmatched]
+                                prelude = drop_spans(css[pre : body - 1], unmatched).strip()
+                        drop = drop or (matches is not None and matches(prelude) is False)
                 if drop:
                     cut.append((pre, m.end()))
                     if stack:
                         stack[-1][3] += 1
                 elif not nested and prelude[:1] != "@":
+                    cut.extend(selector_cuts)
                     cut.extend(_irrelevant_declarations(css, body, m.start()))
             start = m.end()
     return drop_spans(css, cut)
 
 
 _KEYFRAMES = re.compile(r"\s*@(?:-webkit-)?keyframes\b", re.I)
+_COMMA = re.compile(",")
+
+
+def _blank(m: re.Match[str]) -> str:
+    return " " * len(m.group())
+
+
+def _unmatchable_selectors(prelude: str, present: frozenset[str]) -> list[tuple[int, int]] | None:
+    """Spans of ``prelude`` (a leaf rule's selector list, as written) to cut: each selector that needs a class
+    or id no element has (the rule of :func:`_selector_may_match`, applied per selector), with its comma, so
+    tinycss2 never tokenizes it and the cascade never matches it; ``[(0, len(prelude))]`` when no selector
+    may match. ``None`` when the list is not read here: quotes, comments, escapes, non-ASCII characters,
+    brackets nested deeper than 8 or over 2,000 characters (the whole list is then judged by
+    :func:`_selector_may_match`).
+
+    Cutting a selector from a list changes nothing else: the cascade reads every selector of a list on its
+    own (its own specificity and order, an invalid one skipped) and matches each against the page.
+    """
+    if len(prelude) > 2_000 or not prelude.isascii() or _NOT_PLAIN.search(prelude):
+        return None
+    masked = prelude  # brackets and parentheses blanked in place, so a comma left is one between selectors
+    for _ in range(8):
+        if "(" not in masked and "[" not in masked:
+            break
+        masked = _INNER.sub(_blank, masked)
+    else:
+        return None
+    masked = masked.lower()
+    if "," not in masked:
+        names = _NAMES.findall(masked)
+        return [(0, len(prelude))] if names and not present.issuperset(names) else []
+    bounds = [-1, *(m.start() for m in _COMMA.finditer(masked)), len(masked)]
+    fails = []
+    for i in range(len(bounds) - 1):
+        names = _NAMES.findall(masked, bounds[i] + 1, bounds[i + 1])
+        fails.append(bool(names) and not present.issuperset(names))
+    if not any(fails):
+        return []
+    if all(fails):
+        return [(0, len(prelude))]
+    last = max(i for i, fail in enumerate(fails) if not fail)
+    cuts = [(bounds[i] + 1, bounds[i + 1] + 1) for i in range(last) if fails[i]]
+    if last < len(fails) - 1:
+        cuts.append((bounds[last + 1], len(prelude)))
+    return cuts
 
 
 def _after_last_semicolon(css: str, start: int, end: int) -> int:
