@@ -199,6 +199,16 @@ def test_oracle_covered_and_noscript(browser):
     assert nodes["Visible text."].visible
 
 
+@pytest.mark.parametrize(("root", "visible"), [("", True), (" style='background:#eee'", False)])
+def test_oracle_body_background_covers_only_when_the_root_paints_its_own(browser, root, visible):
+    # Hit-testing returns the body over a negative z-index box; its background covers the box only when the root
+    # element has a background of its own (else the body's paints the canvas, under everything: screenshots agree).
+    html = (f"<html{root}><body style='background:#fff'><p>Visible text.</p>"
+            "<p style='position:relative;z-index:-1'>Canary under the body</p></body></html>")
+    nodes = {n.text: n for n in browser.text_nodes(html)}
+    assert nodes["Canary under the body"].visible is visible, nodes["Canary under the body"].reason
+
+
 @pytest.mark.parametrize(
     ("cover", "visible"),
     [

@@ -44,6 +44,10 @@ TECHNIQUES = [
     ("clip_zero", f'<span style="position:absolute;clip: rect(0 0 0 0)">{INJECTION}</span>'),
     ("same_color_text", f'<span style="color:#fff;background-color:white">{INJECTION}</span>'),
     ("same_color_text", f'<div style="background:#ffffff"><span style="color: rgb(255, 255, 255)">{INJECTION}</span></div>'),
+    # a negative z-index paints the box before its ancestor's opaque background, which covers it
+    ("covered_text", f'<div style="background:#fff"><p style="position:relative;z-index:-1">{INJECTION}</p></div>'),
+    ("covered_text", f'<div style="background:#fafafa"><section><span style="position:sticky;top:0;z-index:-3">'
+                     f"{INJECTION}</span></section></div>"),
 ]
 
 
@@ -90,6 +94,13 @@ def test_same_markup_without_hiding_is_extracted(gold_paragraphs):
         f'<div style="position:fixed;right:0;width:300px"><p style="position:fixed;bottom:0">{INJECTION}</p></div>',
         f'<button style="position:fixed;right:0"><span style="position:fixed;bottom:0">{INJECTION}</span></button>',
         f"<details open><summary>Shipping</summary><p>{INJECTION}</p></details>",
+        # a negative z-index under a background painted first (its stacking context's own root), not opaque, or
+        # around a box out of flow (the ancestor has no height there); on a static box z-index does nothing
+        f'<div style="background:#fff;position:relative;z-index:0"><p style="position:relative;z-index:-1">{INJECTION}</p></div>',
+        f'<div style="background:#fff;opacity:.99"><p style="position:relative;z-index:-1">{INJECTION}</p></div>',
+        f'<div style="background:rgba(255,255,255,.5)"><p style="position:relative;z-index:-1">{INJECTION}</p></div>',
+        f'<div style="background:#fff"><div style="position:absolute;z-index:-1">{INJECTION}</div></div>',
+        f'<div style="background:#fff"><p style="z-index:-1">{INJECTION}</p></div>',
     ],
 )
 def test_text_a_browser_shows_is_kept(gold_paragraphs, element):
@@ -140,3 +151,12 @@ def test_noscript_style_shows_what_the_stylesheet_hides_only_for_that_name():
     text = extract_main_text(html)
     assert "lions and their prides" in text
     assert "zx99" not in text
+
+
+@pytest.mark.parametrize(("root", "kept"), [("", True), (' style="background:#eee"', False)])
+def test_negative_z_index_under_the_body_background_only_when_the_root_paints_its_own(gold_paragraphs, root, kept):
+    # The body's background paints the canvas (under everything) unless the root element has a background of its own.
+    a, b, c = gold_paragraphs[:3]
+    page = (f'<html{root}><body style="background:#fff"><p>{a}</p><p style="position:relative;z-index:-1">{INJECTION}</p>'
+            f"<p>{b}</p><p>{c}</p></body></html>")
+    assert (INJECTION in extract_main_text(page)) is kept

@@ -363,6 +363,12 @@
   // Is this element painted opaque over what lies below (an opaque background, an image, a replaced element)?
   const clipsText = (s) => s.webkitBackgroundClip === "text" || s.backgroundClip === "text";
   const opaque = (e) => {
+    // the root's background paints the canvas, under everything; so does the body's when the root has none
+    if (e === document.documentElement) return false;
+    if (e === document.body) {
+      const r = cs(document.documentElement);
+      if (r.backgroundImage === "none" && rgba(r.backgroundColor)[3] === 0) return false;
+    }
     const s = cs(e);
     if (clipsText(s) && !REPLACED.has(e.tagName)) return false;
     if (REPLACED.has(e.tagName) || s.backgroundImage.includes("url(")) return true;

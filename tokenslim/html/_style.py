@@ -152,6 +152,11 @@ class State:
             their planes too; ``None`` elsewhere (each element then starts a context of its own).
         perspective: For the children of an element with a ``perspective`` length, that distance (px): a child
             moved by ``translateZ()`` to it or past it is behind the viewer and not drawn (``scaled_text``).
+        lid: An ancestor inside the element's stacking context, not the context's own root, paints an opaque
+            background. A stacking context paints its descendants with a negative ``z-index`` right after its own
+            background and before every other box's background (CSS 2.1, appendix E), so such an ancestor's
+            background covers them (``covered_text``). The root's background paints the canvas and never counts;
+            nor does the body's when the root has none (it then paints the canvas too).
     """
 
     font_px: float = 16.0
@@ -185,6 +190,7 @@ class State:
     backdrop: tuple[float, float, float] | None = None
     ctx3d: tuple[float, ...] | None = None
     perspective: float | None = None
+    lid: bool = False
 
 
 ROOT_STATE = State(custom={})
@@ -1324,7 +1330,9 @@ class Styler:
         # attr() reads the element's attributes: then they are part of what decides the result
         reads_attrs = (decls is not None and self._reads_attrs(decls)) or (inline is not None and self._reads_attrs(inline))
         ua_margin = tag in _UA_MARGIN_TAGS
-        key = (id(parent), id(decls), style, hint_key, inline_tag, ua_margin,
+        # the root's background paints the canvas, and so does the body's when the root paints none
+        canvas = tag == "html" or (tag == "body" and parent.backdrop is None)
+        key = (id(parent), id(decls), style, hint_key, inline_tag, ua_margin, canvas,
                tuple(sorted((str(k), str(v)) for k, v in attrs.items())) if reads_attrs and attrs else None)
         got = self.memo.get(key)
         if got is None:
@@ -1340,7 +1348,7 @@ class Styler:
                           if (sub := _with_attrs(kv[1], attrs or {}, 0)) is not None}
             if self.keyframes and ("animation" in merged or "animation-name" in merged):
                 _animate(merged, self.keyframes)
-            got = self.memo[key] = self._compute(merged, parent, inline_tag, ua_margin)
+            got = self.memo[key] = self._compute(merged, parent, inline_tag, ua_margin, canvas)
             self.keep.append(parent)  # keeps id(parent) unique while the memo lives
         return got
 
@@ -1462,7 +1470,7 @@ class Styler:
                id(state.custom), state.text_rule, state.fill, state.font_abs, state.in_fixed, state.edge, state.pinned,
                state.contained, state.block_rule, state.blockifies, state.clip_abs, state.clip_fixed, state.spacing,
                state.stroke, state.yscale, state.shadow, state.clip_text, state.clip_image, state.secured,
-               state.size_adjust, state.tint, state.paint_clip, state.backdrop, state.ctx3d, state.perspective)
+               state.size_adjust, state.tint, state.paint_clip, state.backdrop, state.ctx3d, state.perspective, state.lid)
         got = self.states.get(key)
         if got is None:
             got = self.states[key] = state
@@ -1470,7 +1478,7 @@ class Styler:
 
     def _compute(
         self, merged: dict[str, tuple[tuple[Any, ...], list[Any]]], parent: State, inline_tag: bool = False,
-        ua_margin: bool = False,
+        ua_margin: bool = False, canvas: bool = False,
     ) -> tuple[str | None, State]:
         custom = parent.custom
         own_custom = [(n, kv[1]) for n, kv in merged.items() if n.startswith("--")]
@@ -1683,13 +1691,21 @@ class Styler:
         clips = "clip-path" in merged and (cp := value("clip-path")) is not None and _ident(cp) != "none"
         clip_abs = (parent.clip_abs or clips) and pos in (None, "static") and not own_contain
         clip_fixed = (parent.clip_fixed or clips) and not own_contain
+        if parent.lid and pos in ("relative", "sticky") and (
+                (zi := value("z-index")) is not None and zi[0].type == "number" and zi[0].value < 0):
+            # painted before (under) the opaque background of an ancestor whose box holds it (it stays in flow;
+            # an absolute or fixed box may lie where the ancestor paints nothing)
+            return "covered_text", parent
         backdrop = parent.backdrop
-        if backdrop is not None and (
+        own_opaque = own_bg is not None and own_bg[3] >= 1 and not clipped and not canvas
+        group = (backdrop is not None or parent.lid or own_opaque) and (
                 own_contain or clips or mode not in (None, "normal") or opacity < parent.opacity
                 or pos in ("fixed", "sticky") or ("isolation" in merged and _ident(value("isolation") or []) == "isolate")
                 or (pos in ("absolute", "relative") and (zi := value("z-index")) is not None and _ident(zi) != "auto")
-                or any(_ident(value(n) or []) != "none" for n in _MASKS if n in merged)):
+                or any(_ident(value(n) or []) != "none" for n in _MASKS if n in merged))
+        if backdrop is not None and group:
             backdrop = None  # a stacking context is a group of its own, which starts empty
+        lid = (parent.lid or own_opaque) and not group
         if own_bg is not None and own_bg[3] > 0 and not clipped:
             painted = _tinted(own_bg, tint)
             backdrop = (painted[:3] if painted[3] >= 1
@@ -1697,7 +1713,7 @@ class Styler:
         state = State(font_px, color, visible, bg, bg_image, opacity, custom, text_rule, fill, font_abs, in_fixed,
                       edge, pinned, contained, block_rule, blockifies, clip_abs, clip_fixed, spacing, stroke, yscale,
                       shadow, clip_text, clip_image, secured, size_adjust, tint, paint_clip, backdrop, ctx3d,
-                      perspective)
+                      perspective, lid)
         return None, parent if state == parent else self._intern(state)
 
     def _subtree_rule(

@@ -441,6 +441,10 @@ T = [
      "defined, under the same rule)",
      "ad-note:not(:defined){display:none} p.ctl:not(:defined){display:none}", "",
      '<ad-note>{i}</ad-note>', '<p class="ctl">{p}</p>', {}),
+    ("negative_z_index", "position:relative with z-index:-1 inside a box with an opaque background, which paints over it "
+     "(control: the same inside a box that is its own stacking context, whose background paints first)",
+     ".panel{background:#fff} .under{position:relative;z-index:-1} .layer{position:relative;z-index:0;background:#fff}",
+     "", '<div class="panel"><p class="under">{i}</p></div>', '<div class="layer"><p class="under">{p}</p></div>', {}),
 ]
 
 LAYOUTS = [
