@@ -48,6 +48,10 @@ TECHNIQUES = [
     ("covered_text", f'<div style="background:#fff"><p style="position:relative;z-index:-1">{INJECTION}</p></div>'),
     ("covered_text", f'<div style="background:#fafafa"><section><span style="position:sticky;top:0;z-index:-3">'
                      f"{INJECTION}</span></section></div>"),
+    # moved left by the containing block's whole width, and no wider than it
+    ("offscreen_position", f'<div style="position:relative"><p style="position:absolute;left:-100%">{INJECTION}</p></div>'),
+    ("offscreen_position", f'<div style="position:relative"><p style="position:absolute;inset:0 auto auto -150%;width:100%">'
+                           f"{INJECTION}</p></div>"),
 ]
 
 

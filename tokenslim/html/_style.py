@@ -1817,6 +1817,8 @@ class Styler:
                     return "offscreen_position"
         if pos in ("absolute", "fixed") and (v := sides["top"]) is not None and v <= -VIEWPORT[1]:
             return "offscreen_position"  # a viewport's height (top:-100vh, calc(-100vh - 10px)) above its containing block
+        if pos == "absolute" and sides["right"] is None and _container_widths_left(value, inset[3]):
+            return "offscreen_position"
         if paint_clip and pos in ("absolute", "fixed", "relative") and any(
                 (v := sides[s]) is not None and abs(v) >= OFFSCREEN_PX for s in sides):
             return "offscreen_position"  # moved out of an ancestor whose paint containment clips it
@@ -1847,6 +1849,20 @@ class Styler:
         if not inline and _indent_offscreen(value, font_px):  # on an inline box: the block rule (_inline_rule)
             return "text_indent_offscreen"
         return None
+
+
+def _container_widths_left(value: Any, inset_left: Any) -> bool:
+    """Whether an absolute box with no ``right`` is moved left by its containing block's whole width or more
+    (``left: -100%``) and is no wider than that block (``width`` unset, or a percentage up to 100%): it then ends
+    at or before the block's left edge, off the page (the block itself starts at most a body margin in). A
+    shrink-to-fit box wider than its block (a paragraph longer than one line of it) would reach back in; such
+    text is taken to be one line or less, as an off-canvas panel or a hidden note is."""
+    toks = value("left")
+    t = toks[0] if toks else inset_left
+    if t is None or t.type != "percentage" or t.value > -100:
+        return False
+    width = value("width")
+    return not width or (len(width) == 1 and width[0].type == "percentage" and width[0].value <= 100)
 
 
 _UA_MARGIN_TAGS = frozenset("""body p blockquote figure h1 h2 h3 h4 h5 h6 ul ol menu dir dl dd pre xmp listing plaintext

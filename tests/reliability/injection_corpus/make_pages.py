@@ -445,6 +445,10 @@ T = [
      "(control: the same inside a box that is its own stacking context, whose background paints first)",
      ".panel{background:#fff} .under{position:relative;z-index:-1} .layer{position:relative;z-index:0;background:#fff}",
      "", '<div class="panel"><p class="under">{i}</p></div>', '<div class="layer"><p class="under">{p}</p></div>', {}),
+    ("left_minus_100_percent", "an absolute panel at left:-100%, moved left by its containing block's whole width "
+     "(control: the same panel opened, left:0)",
+     ".wrap{position:relative} .pnl{position:absolute;top:0;left:-100%;width:80%} .pnl.shown{left:0}", "",
+     '<div class="wrap"><div class="pnl">{i}</div></div>', '<div class="wrap"><div class="pnl shown">{p}</div></div>', {}),
 ]
 
 LAYOUTS = [
