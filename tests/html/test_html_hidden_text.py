@@ -27,6 +27,8 @@ TECHNIQUES = [
     ("offscreen_position", f'<div style="position:fixed;bottom:-9999px">{INJECTION}</div>'),
     ("offscreen_position", f'<div style="position:fixed;right:-9999px">{INJECTION}</div>'),
     ("offscreen_position", f'<div style="position:fixed;top:9999px">{INJECTION}</div>'),
+    ("offscreen_position", f'<div style="position:fixed;bottom:-100vh">{INJECTION}</div>'),
+    ("offscreen_position", f'<div style="position:fixed;right:calc(-100vw - 5px)">{INJECTION}</div>'),
     # an empty fixed box on the right (bottom) edge: what it places from its content edge starts past the viewport
     ("offscreen_position", f'<div style="position:fixed;right:0"><p style="position:fixed;bottom:0">{INJECTION}</p></div>'),
     ("offscreen_position", f'<div style="position:fixed;bottom:0"><p style="position:absolute;top:20px">{INJECTION}</p></div>'),
@@ -105,6 +107,11 @@ def test_same_markup_without_hiding_is_extracted(gold_paragraphs):
         f'<div style="background:rgba(255,255,255,.5)"><p style="position:relative;z-index:-1">{INJECTION}</p></div>',
         f'<div style="background:#fff"><div style="position:absolute;z-index:-1">{INJECTION}</div></div>',
         f'<div style="background:#fff"><p style="z-index:-1">{INJECTION}</p></div>',
+        # half a viewport below, taller than that; inside a transformed box (placed against it, scrolled to);
+        # absolute (scrolled to)
+        f'<div style="position:fixed;bottom:-50vh;height:80vh">{INJECTION}</div>',
+        f'<div style="transform:translateZ(0)"><div style="position:fixed;bottom:-100vh">{INJECTION}</div></div>',
+        f'<div style="position:absolute;bottom:-100vh">{INJECTION}</div>',
     ],
 )
 def test_text_a_browser_shows_is_kept(gold_paragraphs, element):

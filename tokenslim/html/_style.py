@@ -1809,7 +1809,9 @@ class Styler:
             if on_viewport and t is not None:
                 t = _percent_as(t, "vh" if name in ("top", "bottom") else "vw", 1.0)
             sides[name] = _length(t, font_px) if t is not None else None
-            if t is not None and name in ("top", "left") and pos == "fixed" and _past_far_edge(t, font_px, name == "top"):
+            if t is not None and pos == "fixed" and (
+                    _past_far_edge(t, font_px, name == "top") if name in ("top", "left")
+                    else _past_far_edge(t, font_px, name == "bottom", -1.0)):
                 past_viewport = True
             if t is not None and t.type == "dimension" and t.lower_unit in _VIEWPORT_UNITS[name]:
                 # a whole viewport toward the start (right:100vw, bottom:100vh): before the page on any screen
@@ -2069,13 +2071,15 @@ def _percent_as(t: Any, unit: str, per_percent: float, depth: int = 0) -> Any:
     return t
 
 
-def _past_far_edge(t: Any, font_px: float, vertical: bool) -> bool:
+def _past_far_edge(t: Any, font_px: float, vertical: bool, sign: float = 1.0) -> bool:
     """Whether a ``top`` (``vertical``) or ``left`` offset of a fixed box puts its start edge at or past the
-    viewport's far edge on the smallest and the largest screen (``100vh``, ``calc(100vw + 10px)``)."""
+    viewport's far edge on the smallest and the largest screen (``100vh``, ``calc(100vw + 10px)``); with
+    ``sign=-1``, whether a ``bottom`` or ``right`` offset pulls its end edge a whole viewport or more past it
+    (``bottom: -100vh``), which puts a box no taller (wider) than the viewport wholly past it."""
     if t.type not in ("dimension", "function"):
         return False
     axis = 1 if vertical else 0
-    return all((v := _length(t, font_px, vp)) is not None and v >= vp[axis] for vp in _SCREENS)
+    return all((v := _length(t, font_px, vp)) is not None and sign * v >= vp[axis] for vp in _SCREENS)
 """Viewport units per offset: ``top``/``left`` at 100 or more put a fixed box past the viewport's far edge; at
 -100 or less (``right``/``bottom`` at 100 or more) they put a box a whole viewport before the page's start."""
 _BLOCK_EXTENT = ("height", "block-size", "min-height", "min-block-size", "contain-intrinsic-size",

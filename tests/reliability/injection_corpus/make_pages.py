@@ -449,6 +449,10 @@ T = [
      "(control: the same panel opened, left:0)",
      ".wrap{position:relative} .pnl{position:absolute;top:0;left:-100%;width:80%} .pnl.shown{left:0}", "",
      '<div class="wrap"><div class="pnl">{i}</div></div>', '<div class="wrap"><div class="pnl shown">{p}</div></div>', {}),
+    ("fixed_bottom_minus_100vh", "a fixed box at bottom:-100vh, a whole viewport below the screen, where no scrolling "
+     "reaches (control: the same box at bottom:0)",
+     ".tray{position:fixed;left:0;bottom:-100vh} .tray.up{bottom:0}", "",
+     '<div class="tray">{i}</div>', '<div class="tray up">{p}</div>', {}),
 ]
 
 LAYOUTS = [
