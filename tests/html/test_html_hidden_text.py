@@ -28,6 +28,10 @@ TECHNIQUES = [
     ("offscreen_position", f'<div style="position:fixed;right:-9999px">{INJECTION}</div>'),
     ("offscreen_position", f'<div style="position:fixed;top:9999px">{INJECTION}</div>'),
     ("offscreen_position", f'<div style="position:fixed;bottom:-100vh">{INJECTION}</div>'),
+    # slid past the page's own left (top) edge: no positioned ancestor, so placed against the initial containing block
+    ("offscreen_position", f'<p style="position:absolute;left:0;transform:translateX(-100%)">{INJECTION}</p>'),
+    ("offscreen_position", f'<div style="position:absolute;top:0;translate:0 -100%">{INJECTION}</div>'),
+    ("offscreen_position", f'<p style="position:fixed;left:0;top:30px;transform:translateX(-100%)">{INJECTION}</p>'),
     ("offscreen_position", f'<div style="position:fixed;right:calc(-100vw - 5px)">{INJECTION}</div>'),
     # an empty fixed box on the right (bottom) edge: what it places from its content edge starts past the viewport
     ("offscreen_position", f'<div style="position:fixed;right:0"><p style="position:fixed;bottom:0">{INJECTION}</p></div>'),
@@ -112,6 +116,14 @@ def test_same_markup_without_hiding_is_extracted(gold_paragraphs):
         f'<div style="position:fixed;bottom:-50vh;height:80vh">{INJECTION}</div>',
         f'<div style="transform:translateZ(0)"><div style="position:fixed;bottom:-100vh">{INJECTION}</div></div>',
         f'<div style="position:absolute;bottom:-100vh">{INJECTION}</div>',
+        # slid out against a positioned container set in from the edge, past the right edge (scrolled to), or held in
+        # by a user-agent margin on that axis (a <p>'s 1em above, a <blockquote>'s 40px, a <dd>'s 40px on the left)
+        f'<div style="position:relative;margin-left:300px"><div style="position:absolute;left:0;'
+        f'transform:translateX(-100%)">{INJECTION}</div></div>',
+        f'<div style="position:absolute;right:0;transform:translateX(100%)">{INJECTION}</div>',
+        f'<p style="position:absolute;top:0;transform:translateY(-100%)">{INJECTION}</p>',
+        f'<blockquote style="position:absolute;left:0;transform:translateX(-100%)">{INJECTION}</blockquote>',
+        f'<dl><dd style="position:fixed;left:0;top:40px;transform:translateX(-100%)">{INJECTION}</dd></dl>',
     ],
 )
 def test_text_a_browser_shows_is_kept(gold_paragraphs, element):

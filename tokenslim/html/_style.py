@@ -157,6 +157,9 @@ class State:
             background and before every other box's background (CSS 2.1, appendix E), so such an ancestor's
             background covers them (``covered_text``). The root's background paints the canvas and never counts;
             nor does the body's when the root has none (it then paints the canvas too).
+        anchored: An ancestor (or the element) is the containing block of absolute descendants: positioned, or with a
+            ``transform``, ``filter``, ``contain``... (as :attr:`contained`). Without one, an absolute box is placed
+            against the page's initial containing block, whose left and top edges are the page's own.
     """
 
     font_px: float = 16.0
@@ -191,6 +194,7 @@ class State:
     ctx3d: tuple[float, ...] | None = None
     perspective: float | None = None
     lid: bool = False
+    anchored: bool = False
 
 
 ROOT_STATE = State(custom={})
@@ -1329,7 +1333,7 @@ class Styler:
         inline_tag = tag in INLINE_TAGS and not parent.blockifies
         # attr() reads the element's attributes: then they are part of what decides the result
         reads_attrs = (decls is not None and self._reads_attrs(decls)) or (inline is not None and self._reads_attrs(inline))
-        ua_margin = tag in _UA_MARGIN_TAGS
+        ua_margin = _ua_margin(tag)
         # the root's background paints the canvas, and so does the body's when the root paints none
         canvas = tag == "html" or (tag == "body" and parent.backdrop is None)
         key = (id(parent), id(decls), style, hint_key, inline_tag, ua_margin, canvas,
@@ -1470,7 +1474,8 @@ class Styler:
                id(state.custom), state.text_rule, state.fill, state.font_abs, state.in_fixed, state.edge, state.pinned,
                state.contained, state.block_rule, state.blockifies, state.clip_abs, state.clip_fixed, state.spacing,
                state.stroke, state.yscale, state.shadow, state.clip_text, state.clip_image, state.secured,
-               state.size_adjust, state.tint, state.paint_clip, state.backdrop, state.ctx3d, state.perspective, state.lid)
+               state.size_adjust, state.tint, state.paint_clip, state.backdrop, state.ctx3d, state.perspective, state.lid,
+               state.anchored)
         got = self.states.get(key)
         if got is None:
             got = self.states[key] = state
@@ -1478,7 +1483,7 @@ class Styler:
 
     def _compute(
         self, merged: dict[str, tuple[tuple[Any, ...], list[Any]]], parent: State, inline_tag: bool = False,
-        ua_margin: bool = False, canvas: bool = False,
+        ua_margin: int = 0, canvas: bool = False,
     ) -> tuple[str | None, State]:
         custom = parent.custom
         own_custom = [(n, kv[1]) for n, kv in merged.items() if n.startswith("--")]
@@ -1691,6 +1696,10 @@ class Styler:
         clips = "clip-path" in merged and (cp := value("clip-path")) is not None and _ident(cp) != "none"
         clip_abs = (parent.clip_abs or clips) and pos in (None, "static") and not own_contain
         clip_fixed = (parent.clip_fixed or clips) and not own_contain
+        if pos == "absolute" and not parent.anchored and ("transform" in merged or "translate" in merged) and _slid_out(
+                value, font_px, _start_sides(value, font_px), ua_margin):
+            # an off-canvas drawer against the page's own left (top) edge: past it, where no scrolling reaches
+            return "offscreen_position", parent
         if parent.lid and pos in ("relative", "sticky") and (
                 (zi := value("z-index")) is not None and zi[0].type == "number" and zi[0].value < 0):
             # painted before (under) the opaque background of an ancestor whose box holds it (it stays in flow;
@@ -1706,6 +1715,7 @@ class Styler:
         if backdrop is not None and group:
             backdrop = None  # a stacking context is a group of its own, which starts empty
         lid = (parent.lid or own_opaque) and not group
+        anchored = parent.anchored or own_contain or pos in ("relative", "absolute", "fixed", "sticky")
         if own_bg is not None and own_bg[3] > 0 and not clipped:
             painted = _tinted(own_bg, tint)
             backdrop = (painted[:3] if painted[3] >= 1
@@ -1713,17 +1723,17 @@ class Styler:
         state = State(font_px, color, visible, bg, bg_image, opacity, custom, text_rule, fill, font_abs, in_fixed,
                       edge, pinned, contained, block_rule, blockifies, clip_abs, clip_fixed, spacing, stroke, yscale,
                       shadow, clip_text, clip_image, secured, size_adjust, tint, paint_clip, backdrop, ctx3d,
-                      perspective, lid)
+                      perspective, lid, anchored)
         return None, parent if state == parent else self._intern(state)
 
     def _subtree_rule(
         self, value: Any, font_px: float, inline_tag: bool = False, in_fixed: bool = False, item: bool = False,
-        contained: bool = False, paint_clip: bool = False, ua_margin: bool = False,
+        contained: bool = False, paint_clip: bool = False, ua_margin: int = 0,
     ) -> tuple[str | None, bool, str | None]:
         """Why the element and everything in it is hidden (or ``None``), whether its box is inline, and
         for an inline box why the blocks inside it are (:attr:`State.block_rule`). ``item``: the element
-        is a flex or grid item, a block whatever its ``display`` says (but ``contents``). ``ua_margin``: the
-        user-agent style sheet gives the element a margin (see :data:`_UA_MARGIN_TAGS`)."""
+        is a flex or grid item, a block whatever its ``display`` says (but ``contents``). ``ua_margin``: where the
+        user-agent style sheet gives the element a margin (:data:`UA_MARGIN_Y`, :data:`UA_MARGIN_X` bits)."""
         display = _ident(value("display") or [])
         if display in _NOT_DRAWN_DISPLAYS:
             return "display_none", False, None
@@ -1743,7 +1753,7 @@ class Styler:
         return self._box_rule(value, font_px, pos, in_fixed, contained, paint_clip, ua_margin), False, None
 
     def _box_rule(self, value: Any, font_px: float, pos: str | None, in_fixed: bool, contained: bool = False,
-                  paint_clip: bool = False, ua_margin: bool = False) -> str | None:
+                  paint_clip: bool = False, ua_margin: int = 0) -> str | None:
         """:meth:`_subtree_rule` for a box that is not inline."""
         if _ident(value("content-visibility") or []) == "hidden":
             return "content_visibility_hidden"
@@ -1797,7 +1807,7 @@ class Styler:
 
     def _position_rule(
         self, value: Any, font_px: float, pos: str | None, *, inline: bool = False, in_fixed: bool = False,
-        contained: bool = False, paint_clip: bool = False, ua_margin: bool = False,
+        contained: bool = False, paint_clip: bool = False, ua_margin: int = 0,
     ) -> str | None:
         inset = _box(value("inset"))
         sides: dict[str, float | None] = {}
@@ -1829,7 +1839,7 @@ class Styler:
                 (v := sides[s]) is not None and v >= OFFSCREEN_PX for s in ("right", "bottom")
             ):
                 return "offscreen_position"
-        if on_viewport and not in_fixed and not ua_margin and _slid_out(value, font_px, sides):
+        if on_viewport and not in_fixed and _slid_out(value, font_px, sides, ua_margin):
             return "offscreen_position"
         if pos == "fixed" and past_viewport and not contained:
             # top: 100vh, left: calc(100vw + 10px), max(100vw, 2000px) on the viewport: past its far edge at any size
@@ -1871,6 +1881,17 @@ _UA_MARGIN_TAGS = frozenset("""body p blockquote figure h1 h2 h3 h4 h5 h6 ul ol 
     hr fieldset dialog""".split())
 """Elements Chromium's user-agent style sheet gives a margin (``p``: 1em above and below): a box fixed against an
 edge sits that far inside it, so a translation by its own size does not take it out."""
+_UA_SIDE_MARGIN_TAGS = frozenset("body blockquote figure dd hr fieldset dialog".split())
+"""Those of :data:`_UA_MARGIN_TAGS` whose user-agent margin is also (``dd``, ``fieldset``: only) on the left or right."""
+UA_MARGIN_Y, UA_MARGIN_X = 1, 2
+"""Bits of the ``ua_margin`` mask: the user-agent style sheet gives the element a margin above and below / left or right."""
+
+
+def _ua_margin(tag: str) -> int:
+    """The :data:`UA_MARGIN_Y` / :data:`UA_MARGIN_X` bits of ``tag``."""
+    if tag not in _UA_MARGIN_TAGS:
+        return 0
+    return (UA_MARGIN_X if tag in _UA_SIDE_MARGIN_TAGS else 0) | (0 if tag in ("dd", "fieldset") else UA_MARGIN_Y)
 _MARGINS = ("margin", "margin-top", "margin-right", "margin-bottom", "margin-left", "margin-inline", "margin-block",
             "margin-inline-start", "margin-inline-end", "margin-block-start", "margin-block-end")
 _SHIFT_WIDTH = 1e6
@@ -1913,12 +1934,12 @@ def _shift(value: Any, font_px: float) -> tuple[tuple[float, float], tuple[float
     return (x[0], x[1]), (y[0], y[1])
 
 
-def _slid_out(value: Any, font_px: float, sides: dict[str, float | None]) -> bool:
+def _slid_out(value: Any, font_px: float, sides: dict[str, float | None], ua_margin: int = 0) -> bool:
     """Whether a box fixed to the viewport, set against one of its edges, is translated past that edge by
     at least its own size (an off-canvas drawer: ``left: 0; transform: translateX(-100%)``). Percentages of a
     translation are of the box's own size, so the box is wholly out whatever that size; a fixed box makes no
     scrollable overflow, so no scrolling brings it back on any side. A margin on the box leaves it alone (it
-    may hold the box in)."""
+    may hold the box in): an author's on any side, the user-agent style sheet's (``ua_margin`` bits) on its axis."""
     if not any(value(n) for n in ("transform", "translate")) or any(value(n) for n in _MARGINS):
         return False
     shift = _shift(value, font_px)
@@ -1926,10 +1947,24 @@ def _slid_out(value: Any, font_px: float, sides: dict[str, float | None]) -> boo
         return False
     (xs, xp), (ys, yp) = shift
     left, right, top, bottom = sides["left"], sides["right"], sides["top"], sides["bottom"]
-    return ((left is not None and left <= 0 and xs <= -1 and xp <= 0)
-            or (left is None and right is not None and right <= 0 and xs >= 1 and xp >= 0)
-            or (top is not None and top <= 0 and ys <= -1 and yp <= 0)
-            or (top is None and bottom is not None and bottom <= 0 and ys >= 1 and yp >= 0))
+    x_free = not ua_margin & UA_MARGIN_X
+    y_free = not ua_margin & UA_MARGIN_Y
+    return ((x_free and left is not None and left <= 0 and xs <= -1 and xp <= 0)
+            or (x_free and left is None and right is not None and right <= 0 and xs >= 1 and xp >= 0)
+            or (y_free and top is not None and top <= 0 and ys <= -1 and yp <= 0)
+            or (y_free and top is None and bottom is not None and bottom <= 0 and ys >= 1 and yp >= 0))
+
+
+def _start_sides(value: Any, font_px: float) -> dict[str, float | None]:
+    """The ``left`` and ``top`` offsets of a box (px, from the longhands or ``inset``), for :func:`_slid_out`
+    against the page's start edges; ``right`` and ``bottom`` are left out (a box slid past them is scrolled to)."""
+    inset = _box(value("inset"))
+    sides: dict[str, float | None] = {"top": None, "right": None, "bottom": None, "left": None}
+    for i, name in ((0, "top"), (3, "left")):
+        toks = value(name)
+        t = toks[0] if toks else inset[i]
+        sides[name] = _length(t, font_px) if t is not None else None
+    return sides
 
 
 def _stroke(value: Any, parent: tuple[float, float, float, float] | None, color: tuple[float, float, float, float],

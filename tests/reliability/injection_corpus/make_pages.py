@@ -453,6 +453,10 @@ T = [
      "reaches (control: the same box at bottom:0)",
      ".tray{position:fixed;left:0;bottom:-100vh} .tray.up{bottom:0}", "",
      '<div class="tray">{i}</div>', '<div class="tray up">{p}</div>', {}),
+    ("absolute_drawer", "an absolute box at left:0 with no positioned ancestor, slid out by translateX(-100%) past the "
+     "page's own left edge (control: the same box inside a positioned container set in from the edge)",
+     ".slide{position:absolute;left:0;transform:translateX(-100%)} .holder{position:relative;margin-left:50%}", "",
+     '<div class="slide">{i}</div>', '<div class="holder"><div class="slide">{p}</div></div>', {}),
 ]
 
 LAYOUTS = [
