@@ -26,6 +26,12 @@ CASES = [
     ("supports", "@supports (display:grid) and ((gap:1px) or (not (color:red))){.x{display:none}}",
      f'<p class="x">{EVIL}</p>'),
     ("supports_not", "@supports not (display:grid){.x{display:none}}", f'<p class="x">{SHOWN}</p>'),
+    # a property Chromium does not know makes a declaration unsupported (the names: tokenslim/html/css_properties.txt)
+    ("supports_not_unknown_property", "@supports not (frobnicate: 1){.x{display:none}}", f'<p class="x">{EVIL}</p>'),
+    ("supports_unknown_property", "@supports (frobnicate: 1){.x{display:none}}", f'<p class="x">{SHOWN}</p>'),
+    ("supports_unknown_or_known", "@supports (frobnicate: 1) or (-webkit-text-fill-color: red){.x{display:none}}",
+     f'<p class="x">{EVIL}</p>'),
+    ("supports_not_webkit_alias", "@supports not (-webkit-transform: none){.x{display:none}}", f'<p class="x">{SHOWN}</p>'),
     ("layer", "@layer base{.x{display:none}}", f'<p class="x">{EVIL}</p>'),
     ("layer_later_wins", "@layer a, b; @layer b{.x{display:block}} @layer a{.x{display:none}}",
      f'<p class="x">{SHOWN}</p>'),

@@ -29,10 +29,12 @@ machine and fails on a slower one.
 from __future__ import annotations
 
 import base64
+import functools
 import operator
 import re
 import urllib.parse
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable
 
 import tinycss2
@@ -646,9 +648,26 @@ def media_applies(tokens: list[Any]) -> bool:
     return False
 
 
+@functools.cache
+def _css_properties() -> frozenset[str]:
+    """The property names Chromium supports (``css_properties.txt``, measured by ``scripts/build_css_properties.py``)."""
+    text = (Path(__file__).parent / "css_properties.txt").read_text(encoding="utf-8")
+    return frozenset(line for line in text.split() if line and not line.startswith("#"))
+
+
+def _declaration_supported(inner: list[Any]) -> bool:
+    """``@supports (name: value)``: false for a property name Chromium does not know (custom properties always
+    parse); true otherwise, whatever the value (values are not checked, so ``(display: flux)`` counts as
+    supported)."""
+    if len(inner) >= 2 and inner[0].type == "ident" and inner[1].type == "literal" and inner[1].value == ":":
+        name = inner[0].lower_value
+        return name.startswith("--") or name in _css_properties()
+    return True
+
+
 def supports_applies(tokens: list[Any]) -> bool:
-    """``@supports``: a modern browser supports every declaration and ``selector()``; ``not`` negates,
-    ``or`` needs one branch."""
+    """``@supports``: a modern browser supports every declaration of a property it knows and ``selector()``;
+    ``not`` negates, ``or`` needs one branch."""
     toks = _strip(tokens)
     result: bool | None = None
     op = "and"
@@ -665,7 +684,7 @@ def supports_applies(tokens: list[Any]) -> bool:
             nested = any(x.type == "ident" and x.lower_value in ("not", "and", "or") for x in inner) or (
                 inner and inner[0].type == "() block"
             )
-            value = supports_applies(t.content) if nested else True
+            value = supports_applies(t.content) if nested else _declaration_supported(inner)
         elif t.type == "function":
             value = True
         else:

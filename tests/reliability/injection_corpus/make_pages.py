@@ -457,6 +457,10 @@ T = [
      "page's own left edge (control: the same box inside a positioned container set in from the edge)",
      ".slide{position:absolute;left:0;transform:translateX(-100%)} .holder{position:relative;margin-left:50%}", "",
      '<div class="slide">{i}</div>', '<div class="holder"><div class="slide">{p}</div></div>', {}),
+    ("supports_unknown_property", "@supports not (frobnicate: 1), true since Chromium knows no such property, hiding "
+     "(control: @supports (frobnicate: 1), false, hiding)",
+     "@supports not (frobnicate: 1){.sx{display:none}} @supports (frobnicate: 1){.sc{display:none}}", "",
+     '<div class="sx">{i}</div>', '<p class="sc">{p}</p>', {}),
 ]
 
 LAYOUTS = [
