@@ -32,6 +32,9 @@ TECHNIQUES = [
     ("offscreen_position", f'<p style="position:absolute;left:0;transform:translateX(-100%)">{INJECTION}</p>'),
     ("offscreen_position", f'<div style="position:absolute;top:0;translate:0 -100%">{INJECTION}</div>'),
     ("offscreen_position", f'<p style="position:fixed;left:0;top:30px;transform:translateX(-100%)">{INJECTION}</p>'),
+    # the other parts of a composite transform at rest (as Tailwind writes every transform)
+    ("offscreen_position", f'<div style="position:fixed;left:0;top:0;transform:translate(-100%, 0) rotate(0) skewX(0deg) '
+                           f'scaleX(1) scaleY(100%)">{INJECTION}</div>'),
     ("offscreen_position", f'<div style="position:fixed;right:calc(-100vw - 5px)">{INJECTION}</div>'),
     # an empty fixed box on the right (bottom) edge: what it places from its content edge starts past the viewport
     ("offscreen_position", f'<div style="position:fixed;right:0"><p style="position:fixed;bottom:0">{INJECTION}</p></div>'),
@@ -124,6 +127,8 @@ def test_same_markup_without_hiding_is_extracted(gold_paragraphs):
         f'<p style="position:absolute;top:0;transform:translateY(-100%)">{INJECTION}</p>',
         f'<blockquote style="position:absolute;left:0;transform:translateX(-100%)">{INJECTION}</blockquote>',
         f'<dl><dd style="position:fixed;left:0;top:40px;transform:translateX(-100%)">{INJECTION}</dd></dl>',
+        # a part not at rest: the box turns or grows about its centre, in ways its size decides
+        f'<div style="position:fixed;left:0;top:0;transform:translateX(-100%) scaleX(3)">{INJECTION}</div>',
     ],
 )
 def test_text_a_browser_shows_is_kept(gold_paragraphs, element):

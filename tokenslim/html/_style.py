@@ -1908,6 +1908,8 @@ def _shift(value: Any, font_px: float) -> tuple[tuple[float, float], tuple[float
     for t in value("transform") or []:
         if t.type == "whitespace" or (t.type == "ident" and t.lower_value == "none"):
             continue
+        if t.type == "function" and _identity_function(t):
+            continue  # rotate(0), scale(1)...: a framework's composite transform with its other parts at rest
         if t.type != "function" or t.lower_name not in ("translate", "translatex", "translatey", "translate3d"):
             return None
         args = [a for a in _strip(t.arguments) if not (a.type == "literal" and a.value == ",")]
@@ -1932,6 +1934,27 @@ def _shift(value: Any, font_px: float) -> tuple[tuple[float, float], tuple[float
         axis[0] += (at_w - at0) / _SHIFT_WIDTH
         axis[1] += at0
     return (x[0], x[1]), (y[0], y[1])
+
+
+_TURNS = frozenset(("rotate", "rotatex", "rotatey", "rotatez", "skew", "skewx", "skewy"))
+_SCALES = frozenset(("scale", "scalex", "scaley", "scalez", "scale3d"))
+
+
+def _identity_function(t: Any) -> bool:
+    """Whether a transform function leaves the box where it is: a rotation or skew by zero, a scale by one (or
+    100%), ``translateZ(0)``, ``rotate3d(x, y, z, 0)``. Tailwind writes every transform as ``translate(...)
+    rotate(...) skewX(...) skewY(...) scaleX(...) scaleY(...)`` with the parts it does not use at rest."""
+    args = [a for a in _strip(t.arguments) if not (a.type == "literal" and a.value == ",")]
+    name = t.lower_name
+    if not args:
+        return False
+    if name == "rotate3d":
+        args = args[3:] if len(args) == 4 else []
+    if name in _TURNS or name in ("rotate3d", "translatez"):
+        return bool(args) and all(a.type in ("number", "dimension") and a.value == 0 for a in args)
+    if name in _SCALES:
+        return all((a.type == "number" and a.value == 1) or (a.type == "percentage" and a.value == 100) for a in args)
+    return False
 
 
 def _slid_out(value: Any, font_px: float, sides: dict[str, float | None], ua_margin: int = 0) -> bool:

@@ -461,6 +461,15 @@ T = [
      "(control: @supports (frobnicate: 1), false, hiding)",
      "@supports not (frobnicate: 1){.sx{display:none}} @supports (frobnicate: 1){.sc{display:none}}", "",
      '<div class="sx">{i}</div>', '<p class="sc">{p}</p>', {}),
+    ("tailwind_drawer", "a Tailwind off-canvas drawer (fixed inset-y-0 left-0 transform -translate-x-full): a composite "
+     "transform whose rotate, skew and scale parts are at rest (control: the drawer open, translate-x-0)",
+     "*,:before,:after{--tw-translate-x:0;--tw-translate-y:0;--tw-rotate:0;--tw-skew-x:0;--tw-skew-y:0;--tw-scale-x:1;"
+     "--tw-scale-y:1} .transform{transform:translate(var(--tw-translate-x),var(--tw-translate-y)) rotate(var(--tw-rotate)) "
+     "skewX(var(--tw-skew-x)) skewY(var(--tw-skew-y)) scaleX(var(--tw-scale-x)) scaleY(var(--tw-scale-y))} "
+     ".fixed{position:fixed} .inset-y-0{top:0;bottom:0} .left-0{left:0} .-translate-x-full{--tw-translate-x:-100%} "
+     ".translate-x-0{--tw-translate-x:0px}", "",
+     '<div class="fixed inset-y-0 left-0 transform -translate-x-full">{i}</div>',
+     '<div class="transform translate-x-0">{p}</div>', {}),
 ]
 
 LAYOUTS = [
