@@ -1892,6 +1892,8 @@ def _ua_margin(tag: str) -> int:
     if tag not in _UA_MARGIN_TAGS:
         return 0
     return (UA_MARGIN_X if tag in _UA_SIDE_MARGIN_TAGS else 0) | (0 if tag in ("dd", "fieldset") else UA_MARGIN_Y)
+
+
 _MARGINS = ("margin", "margin-top", "margin-right", "margin-bottom", "margin-left", "margin-inline", "margin-block",
             "margin-inline-start", "margin-inline-end", "margin-block-start", "margin-block-end")
 _SHIFT_WIDTH = 1e6
