@@ -203,13 +203,10 @@ def _selector_may_match(prelude: str, present: frozenset[str]) -> bool:
     escaped = "\\" in prelude
     if prelude.lstrip().startswith("@") or len(prelude) > 2_000 or (escaped and _RISKY_ESCAPE.search(prelude)):
         return True
-    for _ in range(8):
-        if "(" not in prelude and "[" not in prelude:
-            break
-        prelude = _INNER.sub(" ", prelude)
-    else:
+    outside = _blank_brackets(prelude)
+    if outside is None:
         return True
-    for sel in prelude.lower().split(","):
+    for sel in outside.lower().split(","):
         names = _NAMES.findall(sel)
         if not names or present.issuperset([_unescape(n).lower() for n in names] if escaped else names):
             return True
@@ -291,6 +288,17 @@ def _blank(m: re.Match[str]) -> str:
     return " " * len(m.group())
 
 
+def _blank_brackets(text: str, keep_length: bool = False) -> str | None:
+    """``text`` with what parentheses and brackets hold blanked out (one space each, or as many spaces as
+    characters with ``keep_length``, so positions still point into ``text``); ``None`` when they nest
+    deeper than 8."""
+    for _ in range(8):
+        if "(" not in text and "[" not in text:
+            return text
+        text = _INNER.sub(_blank if keep_length else " ", text)
+    return None
+
+
 def _unmatchable_selectors(prelude: str, present: frozenset[str]) -> list[tuple[int, int]] | None:
     """Spans of ``prelude`` (a leaf rule's selector list, as written) to cut: each selector that needs a class
     or id no element has (the rule of :func:`_selector_may_match`, applied per selector), with its comma, so
@@ -304,12 +312,8 @@ def _unmatchable_selectors(prelude: str, present: frozenset[str]) -> list[tuple[
     """
     if len(prelude) > 2_000 or not prelude.isascii() or _NOT_PLAIN.search(prelude):
         return None
-    masked = prelude  # brackets and parentheses blanked in place, so a comma left is one between selectors
-    for _ in range(8):
-        if "(" not in masked and "[" not in masked:
-            break
-        masked = _INNER.sub(_blank, masked)
-    else:
+    masked = _blank_brackets(prelude, keep_length=True)  # so a comma left is one between selectors
+    if masked is None:
         return None
     masked = masked.lower()
     if "," not in masked:

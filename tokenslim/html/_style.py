@@ -1527,7 +1527,7 @@ class Styler:
             rule, inline, block_rule = None, inline_tag, None
         else:
             rule, inline, block_rule = self._subtree_rule(value, font_px, inline_tag, parent.in_fixed, parent.blockifies,
-                                                          parent.contained, parent.paint_clip, ua_margin)
+                                                          parent.contained, parent.paint_clip, ua_margin, parent.anchored)
         if rule is None and not inline:
             rule = parent.block_rule  # a block inside an inline box that indents or clips its blocks away
         block_rule = (block_rule or parent.block_rule) if inline else None
@@ -1696,10 +1696,6 @@ class Styler:
         clips = "clip-path" in merged and (cp := value("clip-path")) is not None and _ident(cp) != "none"
         clip_abs = (parent.clip_abs or clips) and pos in (None, "static") and not own_contain
         clip_fixed = (parent.clip_fixed or clips) and not own_contain
-        if pos == "absolute" and not parent.anchored and ("transform" in merged or "translate" in merged) and _slid_out(
-                value, font_px, _start_sides(value, font_px), ua_margin):
-            # an off-canvas drawer against the page's own left (top) edge: past it, where no scrolling reaches
-            return "offscreen_position", parent
         if parent.lid and pos in ("relative", "sticky") and (
                 (zi := value("z-index")) is not None and zi[0].type == "number" and zi[0].value < 0):
             # painted before (under) the opaque background of an ancestor whose box holds it (it stays in flow;
@@ -1728,12 +1724,13 @@ class Styler:
 
     def _subtree_rule(
         self, value: Any, font_px: float, inline_tag: bool = False, in_fixed: bool = False, item: bool = False,
-        contained: bool = False, paint_clip: bool = False, ua_margin: int = 0,
+        contained: bool = False, paint_clip: bool = False, ua_margin: int = 0, anchored: bool = False,
     ) -> tuple[str | None, bool, str | None]:
         """Why the element and everything in it is hidden (or ``None``), whether its box is inline, and
         for an inline box why the blocks inside it are (:attr:`State.block_rule`). ``item``: the element
         is a flex or grid item, a block whatever its ``display`` says (but ``contents``). ``ua_margin``: where the
-        user-agent style sheet gives the element a margin (:data:`UA_MARGIN_Y`, :data:`UA_MARGIN_X` bits)."""
+        user-agent style sheet gives the element a margin (:data:`UA_MARGIN_Y`, :data:`UA_MARGIN_X` bits);
+        ``anchored``: :attr:`State.anchored` of the parent."""
         display = _ident(value("display") or [])
         if display in _NOT_DRAWN_DISPLAYS:
             return "display_none", False, None
@@ -1750,10 +1747,10 @@ class Styler:
         if inline:
             rule, block_rule = self._inline_rule(value, font_px, pos, in_fixed, paint_clip)
             return rule, True, block_rule
-        return self._box_rule(value, font_px, pos, in_fixed, contained, paint_clip, ua_margin), False, None
+        return self._box_rule(value, font_px, pos, in_fixed, contained, paint_clip, ua_margin, anchored), False, None
 
     def _box_rule(self, value: Any, font_px: float, pos: str | None, in_fixed: bool, contained: bool = False,
-                  paint_clip: bool = False, ua_margin: int = 0) -> str | None:
+                  paint_clip: bool = False, ua_margin: int = 0, anchored: bool = False) -> str | None:
         """:meth:`_subtree_rule` for a box that is not inline."""
         if _ident(value("content-visibility") or []) == "hidden":
             return "content_visibility_hidden"
@@ -1789,7 +1786,7 @@ class Styler:
         if (tr or rot or sc) and (m := _linear3d(tr, rot, sc)) is not None and abs(_det3(m)) < 1e-9:
             return "transform_offscreen"  # singular (scaleZ(0), a matrix3d with no depth): Chromium draws nothing
         return self._position_rule(value, font_px, pos, in_fixed=in_fixed, contained=contained, paint_clip=paint_clip,
-                                   ua_margin=ua_margin)
+                                   ua_margin=ua_margin, anchored=anchored)
 
     def _inline_rule(self, value: Any, font_px: float, pos: str | None, in_fixed: bool,
                      paint_clip: bool = False) -> tuple[str | None, str | None]:
@@ -1807,7 +1804,7 @@ class Styler:
 
     def _position_rule(
         self, value: Any, font_px: float, pos: str | None, *, inline: bool = False, in_fixed: bool = False,
-        contained: bool = False, paint_clip: bool = False, ua_margin: int = 0,
+        contained: bool = False, paint_clip: bool = False, ua_margin: int = 0, anchored: bool = False,
     ) -> str | None:
         inset = _box(value("inset"))
         sides: dict[str, float | None] = {}
@@ -1840,6 +1837,11 @@ class Styler:
             ):
                 return "offscreen_position"
         if on_viewport and not in_fixed and _slid_out(value, font_px, sides, ua_margin):
+            return "offscreen_position"
+        if pos == "absolute" and not anchored and _slid_out(value, font_px, {**sides, "right": None, "bottom": None},
+                                                            ua_margin):
+            # placed against the page's initial containing block: slid past its left (top) edge, no scrolling
+            # reaches it (past the right or bottom edge, scrolling does)
             return "offscreen_position"
         if pos == "fixed" and past_viewport and not contained:
             # top: 100vh, left: calc(100vw + 10px), max(100vw, 2000px) on the viewport: past its far edge at any size
@@ -1978,18 +1980,6 @@ def _slid_out(value: Any, font_px: float, sides: dict[str, float | None], ua_mar
             or (x_free and left is None and right is not None and right <= 0 and xs >= 1 and xp >= 0)
             or (y_free and top is not None and top <= 0 and ys <= -1 and yp <= 0)
             or (y_free and top is None and bottom is not None and bottom <= 0 and ys >= 1 and yp >= 0))
-
-
-def _start_sides(value: Any, font_px: float) -> dict[str, float | None]:
-    """The ``left`` and ``top`` offsets of a box (px, from the longhands or ``inset``), for :func:`_slid_out`
-    against the page's start edges; ``right`` and ``bottom`` are left out (a box slid past them is scrolled to)."""
-    inset = _box(value("inset"))
-    sides: dict[str, float | None] = {"top": None, "right": None, "bottom": None, "left": None}
-    for i, name in ((0, "top"), (3, "left")):
-        toks = value(name)
-        t = toks[0] if toks else inset[i]
-        sides[name] = _length(t, font_px) if t is not None else None
-    return sides
 
 
 def _stroke(value: Any, parent: tuple[float, float, float, float] | None, color: tuple[float, float, float, float],
