@@ -359,9 +359,8 @@ def walk(root: Any, styler: Styler, state: State = ROOT_STATE, *, dsd: bool = Fa
                 rule = None
             if rule is None:
                 decls = by_elem.get(node.mem_id) if by_elem else None
-                if decls or tag == "button" or (attrs and ("style" in attrs or "bgcolor" in attrs or tag == "font")) or (
-                        state.block_rule is not None or state.blockifies or state.perspective is not None
-                        or state.ctx3d is not None):
+                if decls or state.restyles or tag == "button" or (
+                        attrs and ("style" in attrs or "bgcolor" in attrs or tag == "font")):
                     rule, inner = styled(decls, tag, attrs, state)
                     if rule is None and inner is not state:
                         if edge_children and inner.pinned & edge_children.get(node.mem_id, 0):

@@ -37,9 +37,10 @@ Rules (the names key :attr:`tokenslim.html.Extraction.removed`), each with its t
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import tinycss2
@@ -160,6 +161,9 @@ class State:
         anchored: An ancestor (or the element) is the containing block of absolute descendants: positioned, or with a
             ``transform``, ``filter``, ``contain``... (as :attr:`contained`). Without one, an absolute box is placed
             against the page's initial containing block, whose left and top edges are the page's own.
+        restyles: Derived, not compared: the children of an element in this state are styled even when they
+            declare nothing (:attr:`block_rule`, :attr:`blockifies`, :attr:`perspective` or :attr:`ctx3d` is
+            set), read once per element by the walk.
     """
 
     font_px: float = 16.0
@@ -195,6 +199,11 @@ class State:
     perspective: float | None = None
     lid: bool = False
     anchored: bool = False
+    restyles: bool = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        restyles = self.block_rule is not None or self.blockifies or self.perspective is not None or self.ctx3d is not None
+        object.__setattr__(self, "restyles", restyles)
 
 
 ROOT_STATE = State(custom={})
@@ -533,6 +542,13 @@ def _rgba(tokens: list[Any], current: tuple[float, float, float, float]) -> tupl
         return _rgba(_strip(parts[0]), current) if len(parts) == 2 else None
     if t.type == "function" and (args := _strip(t.arguments)) and args[0].type == "ident" and args[0].lower_value == "from":
         return _relative_color(t.lower_name, args[1:], current)
+    if t.type == "hash":  # the commonest colour, and a page repeats a few: parsed once per text
+        return _hash_rgba(t.value)
+    return _parsed_rgba(t, current)
+
+
+def _parsed_rgba(t: Any, current: tuple[float, float, float, float]) -> tuple[float, float, float, float] | None:
+    """A colour token (or CSS text) parsed by tinycss2 and converted to clamped sRGB with alpha."""
     try:
         c = color4.parse_color(t)
     except Exception:  # noqa: BLE001 - an unparsable colour is ignored, as browsers do
@@ -547,6 +563,12 @@ def _rgba(tokens: list[Any], current: tuple[float, float, float, float]) -> tupl
         return None
     r, g, b = (min(1.0, max(0.0, x)) for x in rgb)
     return (r, g, b, float(c.alpha))
+
+
+@functools.lru_cache(maxsize=4096)
+def _hash_rgba(digits: str) -> tuple[float, float, float, float] | None:
+    """``#digits`` as :func:`_parsed_rgba` reads it (a hash never means ``currentcolor``)."""
+    return _parsed_rgba("#" + digits, _BLACK)
 
 
 # CSS Color 4's conversion matrices (its sample code): Bradford D50 -> D65, XYZ (D65) -> linear sRGB,
