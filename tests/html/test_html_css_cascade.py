@@ -444,6 +444,31 @@ CASES = [
     ("font_size_adjust_reset_by_button_shown", ".x{font-size-adjust:0}", f'<p class="x"><button>{SHOWN}</button></p>'),
     ("font_size_adjust_reset_by_font_shown", ".x{font-size-adjust:0} .x p{font:16px serif}",
      f'<div class="x"><p>{SHOWN}</p></div>'),
+    # a sheet a browser does not apply cannot show hidden text again, nor hide visible text
+    ("style_type_not_css", ".x{display:none}", f'<style type="text/plain">.x{{display:block}}</style><p class="x">{EVIL}</p>'),
+    ("style_type_css_params", ".x{display:none}",
+     f'<style type="text/css; charset=utf-8">.x{{display:block}}</style><p class="x">{EVIL}</p>'),
+    ("style_type_css_any_case_shown", ".x{display:none}", f'<style type="TEXT/CSS">.x{{display:block}}</style><p class="x">{SHOWN}</p>'),
+    ("style_type_not_css_hides_nothing_shown", "", f'<style type="text/less">.x{{display:none}}</style><p class="x">{SHOWN}</p>'),
+    ("link_type_not_css", ".x{display:none}",
+     f'<link rel="stylesheet" type="text/plain" href="data:text/css,.x%7Bdisplay:block%7D"><p class="x">{EVIL}</p>'),
+    ("link_type_css_params_shown", ".x{display:none}",
+     f'<link rel="stylesheet" type=" text/css; charset=utf-8" href="data:text/css,.x%7Bdisplay:block%7D"><p class="x">{SHOWN}</p>'),
+    ("link_disabled", ".x{display:none}",
+     f'<link rel="stylesheet" disabled href="data:text/css,.x%7Bdisplay:block%7D"><p class="x">{EVIL}</p>'),
+    # @import only at the top of a sheet: after a style rule, a block or @namespace it is invalid
+    ("import_after_rule", ".x{display:none}",
+     f'<style>p{{margin:0}} @import url("data:text/css,.x%7Bdisplay:block%7D");</style><p class="x">{EVIL}</p>'),
+    ("import_after_pruned_rules", ".x{display:none}",  # a sheet long enough to be pruned: its first rules are cut
+     f'<style>{".pad{padding:0} " * 30}@import url("data:text/css,.x%7Bdisplay:block%7D");</style><p class="x">{EVIL}</p>'),
+    ("import_after_charset_and_layer", '@charset "utf-8"; @layer a; @import url("data:text/css,.x%7Bdisplay:none%7D");',
+     f'<p class="x">{EVIL}</p>'),
+    ("import_after_namespace_shown", '@namespace s url(http://www.w3.org/2000/svg); @import url("data:text/css,.x%7Bdisplay:none%7D");',
+     f'<p class="x">{SHOWN}</p>'),
+    ("import_inside_media_shown", '@media screen{@import url("data:text/css,.x%7Bdisplay:none%7D");}', f'<p class="x">{SHOWN}</p>'),
+    # a reader's browser runs scripts (the oracle's has scripting on too)
+    ("media_scripting_none", ".x{display:none} @media (scripting: none){.x{display:block}}", f'<p class="x">{EVIL}</p>'),
+    ("media_scripting_enabled", "@media (scripting: enabled){.x{display:none}}", f'<p class="x">{EVIL}</p>'),
 ]
 
 

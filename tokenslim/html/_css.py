@@ -165,15 +165,24 @@ def decode_data_url(href: str) -> str | None:
 
 
 def collect_sheets(tree: Any) -> list[str]:
-    """CSS text of every stylesheet that applies on screen, in document order."""
+    """CSS text of every stylesheet that applies on screen, in document order.
+
+    As Chromium decides: a ``<style>`` whose ``type`` is neither empty nor ``text/css`` (exactly, in any case)
+    and a ``<link>`` whose ``type`` is another MIME type (parameters and spaces aside) hold no CSS; a ``disabled``
+    link and a sheet whose ``media`` is false apply nowhere.
+    """
     sheets: list[str] = []
     for node in tree.css("style, link"):
         attrs = node.attributes
         media = attrs.get("media")
         if media and not media_applies(tinycss2.parse_component_value_list(media)):
             continue
+        kind = attrs.get("type")
         if node.tag == "style":
-            sheets.append(node.text(deep=True))
+            if not kind or kind.lower() == "text/css":
+                sheets.append(node.text(deep=True))
+            continue
+        if kind and kind.split(";")[0].strip(" \t\n\r\f").lower() != "text/css" or "disabled" in attrs:
             continue
         rel = (attrs.get("rel") or "").lower().split()
         if "stylesheet" in rel and "alternate" not in rel:
@@ -398,6 +407,33 @@ def _irrelevant_declarations(css: str, start: int, end: int) -> list[tuple[int, 
 _LEADING_JUNK = re.compile(r"(?:\s|/\*.*?\*/)*", re.S)
 
 
+def leading_imports(css: str) -> int:
+    """How many ``@import`` rules a sheet's top level starts with: the ones a browser loads. An ``@import``
+    after a style rule, a block at-rule or ``@namespace`` is invalid; ``@charset``, ``@layer`` statements and
+    at-rule statements the browser drops as invalid may come before. Reads the text before the first
+    top-level ``{`` only, so it stays cheap on a large sheet."""
+    end = len(css)
+    for m in _BRACES.finditer(css):
+        if m.group() == "{":
+            end = m.start()
+            break
+    prefix = css[:end]
+    if "@" not in prefix:
+        return 0
+    n = 0
+    for node in tinycss2.parse_stylesheet(prefix, skip_comments=True, skip_whitespace=True):
+        if node.type != "at-rule":
+            break  # a style rule's prelude (its block follows): later imports are invalid
+        kw = node.lower_at_keyword
+        if kw == "import":
+            n += 1
+        elif kw == "namespace":
+            break
+        # other at-rules here have no block: @charset, @layer a, b; an invalid statement (@media print;) the
+        # browser drops, or the prelude of the first block, which ends the prefix
+    return n
+
+
 def _leading_statements(css: str) -> str:
     """A sheet without ``{`` holds no rules: only the at-statements (``@import``, ``@layer a, b;``) before
     the first other text count, since that text starts a rule prelude that runs to the end."""
@@ -475,11 +511,12 @@ _VIEWPORT_AXIS = {
 
 
 # Media features as headless Chromium reports them on the oracle's 1280x800 screen (``matchMedia`` measured there;
-# ``scripting`` as extraction sees pages: without JavaScript). A feature Chromium does not know (``inverted-colors``,
+# ``scripting`` as a reader's browser has it, and the oracle's: enabled, though extraction runs no script and
+# ``<noscript>`` stays hidden). A feature Chromium does not know (``inverted-colors``,
 # ``prefers-reduced-data``, a made-up name) is unknown, and a query that needs it does not match.
 _MQ_DISCRETE = {
     "orientation": "landscape", "prefers-color-scheme": "light", "prefers-reduced-motion": "no-preference",
-    "hover": "hover", "any-hover": "hover", "pointer": "fine", "any-pointer": "fine", "scripting": "none",
+    "hover": "hover", "any-hover": "hover", "pointer": "fine", "any-pointer": "fine", "scripting": "enabled",
     "prefers-contrast": "no-preference", "forced-colors": "none", "display-mode": "browser", "color-gamut": "srgb",
     "dynamic-range": "standard", "update": "fast", "overflow-block": "scroll", "overflow-inline": "scroll",
     "prefers-reduced-transparency": "no-preference", "device-posture": "continuous", "scan": "",
@@ -905,8 +942,20 @@ class _Collector:
             self._containers = any(_CONTAINER_DECL.search(text) for text in (self.page, *self.sheets))
         return self._containers
 
-    def add_sheet(self, css: str) -> None:
-        self.add_rules(tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True), "", None, 0)
+    def add_sheet(self, css: str, imports: int | None = None) -> None:
+        """Add a sheet's rules. ``imports``: how many ``@import`` rules its top level starts with
+        (:func:`leading_imports`), when ``css`` is a pruned copy of the sheet; a browser loads only those."""
+        nodes = tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True)
+        allowed = leading_imports(css) if imports is None else imports
+        seen = 0
+        kept = []
+        for node in nodes:
+            if node.type == "at-rule" and node.lower_at_keyword == "import":
+                seen += 1
+                if seen > allowed:
+                    continue
+            kept.append(node)
+        self.add_rules(kept, "", None, 0)
 
     def add_rules(self, nodes: list[Any], layer: str, parent: str | None, depth: int) -> None:
         """Add style rules and at-rules; ``layer`` is the enclosing layer's name (``""``: unlayered)."""
@@ -966,7 +1015,7 @@ class _Collector:
             self.add_rules(content, full, parent, depth + 1)
             return
         if node.content is None:
-            if kw == "import":
+            if kw == "import" and depth == 0:  # inside a block an @import is invalid
                 self.add_import(node.prelude)
             return
         if kw == "media" and not media_applies(node.prelude):
@@ -1134,7 +1183,7 @@ def build_cascade(tree: Any, sheets: list[str], *, page: str, tags: int | None =
 
     col = _Collector(host, page, tuple(sheets))
     for css in sheets:
-        col.add_sheet(prune(css, present, matches))
+        col.add_sheet(prune(css, present, matches), leading_imports(css))
     used = _used_custom(col.rules, page)
     out = Cascade(initial=col.initial, keyframes=col.keyframes)
     visits = [0]

@@ -470,6 +470,28 @@ T = [
      ".translate-x-0{--tw-translate-x:0px}", "",
      '<div class="fixed inset-y-0 left-0 transform -translate-x-full">{i}</div>',
      '<div class="transform translate-x-0">{p}</div>', {}),
+    ("style_type_not_css", "a second <style> meant to show a hidden box again, typed text/plain: a browser applies no "
+     "sheet whose type is not text/css (control: the same sheet typed TEXT/CSS)",
+     ".note,.note2{display:none}", "",
+     '<style type="text/plain">.note{display:block}</style><div class="note">{i}</div>',
+     '<style type="TEXT/CSS">.note2{display:block}</style><p class="note2">{p}</p>', {}),
+    ("link_disabled", "a stylesheet link meant to show a hidden box again, disabled: a disabled link applies nowhere "
+     "(control: the same link typed 'text/css; charset=utf-8', which applies)",
+     ".memo,.memo2{display:none}", "",
+     '<link rel="stylesheet" disabled href="data:text/css,.memo%7Bdisplay:block%7D"><div class="memo">{i}</div>',
+     '<link rel="stylesheet" type="text/css; charset=utf-8" href="data:text/css,.memo2%7Bdisplay:block%7D">'
+     '<p class="memo2">{p}</p>', {}),
+    ("import_after_rule", "an @import meant to show a hidden box again, written after a style rule, where it is invalid "
+     "(control: the same @import at the top of its sheet)",
+     ".aside,.aside2{display:none}", "",
+     '<style>p{margin-top:0} @import url("data:text/css,.aside%7Bdisplay:block%7D");</style><div class="aside">{i}</div>',
+     '<style>@import url("data:text/css,.aside2%7Bdisplay:block%7D"); p{margin-bottom:0}</style><p class="aside2">{p}</p>',
+     {}),
+    ("media_scripting_none", "a box shown only under @media (scripting: none): a reader's browser runs scripts "
+     "(control: a box shown only under (scripting: enabled))",
+     ".js-off,.js-on{display:none} @media (scripting: none){.js-off{display:block}} "
+     "@media (scripting: enabled){.js-on{display:block}}", "",
+     '<div class="js-off">{i}</div>', '<p class="js-on">{p}</p>', {}),
 ]
 
 LAYOUTS = [
