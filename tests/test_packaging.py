@@ -53,3 +53,5 @@ def test_the_wheel_ships_the_relevance_model(tmp_path):
     assert "tokenslim/_internal/relevance_model.json" in names and "tokenslim/_internal/lang/en.json" in names
     assert "tokenslim/_internal/lang/en_vectors.npz" in names  # the word vectors the features read
     assert "tokenslim/_internal/structured/table_model.json" in names  # ReduceStructured's learned table decisions
+    # the HTML extractor's browser facts: @supports property names and the doctypes that mean quirks mode
+    assert "tokenslim/html/css_properties.txt" in names and "tokenslim/html/quirks_doctypes.txt" in names

@@ -466,6 +466,12 @@ CASES = [
     ("import_after_namespace_shown", '@namespace s url(http://www.w3.org/2000/svg); @import url("data:text/css,.x%7Bdisplay:none%7D");',
      f'<p class="x">{SHOWN}</p>'),
     ("import_inside_media_shown", '@media screen{@import url("data:text/css,.x%7Bdisplay:none%7D");}', f'<p class="x">{SHOWN}</p>'),
+    ("import_into_layer", ".x{display:none}",  # layered rules lose to the unlayered one
+     f'<style>@import url("data:text/css,.x%7Bdisplay:block%7D") layer(theme);</style><p class="x">{EVIL}</p>'),
+    ("import_supports_unknown_property", ".x{display:none}",
+     f'<style>@import url("data:text/css,.x%7Bdisplay:block%7D") supports(frobnicate: 1);</style><p class="x">{EVIL}</p>'),
+    ("import_supports_known_property_shown", ".x{display:none}",
+     f'<style>@import url("data:text/css,.x%7Bdisplay:block%7D") supports(display: flex);</style><p class="x">{SHOWN}</p>'),
     # a reader's browser runs scripts (the oracle's has scripting on too)
     ("media_scripting_none", ".x{display:none} @media (scripting: none){.x{display:block}}", f'<p class="x">{EVIL}</p>'),
     ("media_scripting_enabled", "@media (scripting: enabled){.x{display:none}}", f'<p class="x">{EVIL}</p>'),

@@ -185,7 +185,7 @@ class _Shadow:
     host_decls: dict[str, Any] | None
 
 
-def _shadow_children(host: Any, keep: list[Any]) -> _Shadow | None:
+def _shadow_children(host: Any, keep: list[Any], quirks: bool = False) -> _Shadow | None:
     """The children a reader sees under ``host`` when its first element child is a declarative
     shadow root (``<template shadowrootmode="open|closed">``): the shadow tree's children (parsed
     from the template, whose content the parser keeps apart), followed by the host's other
@@ -203,11 +203,11 @@ def _shadow_children(host: Any, keep: list[Any]) -> _Shadow | None:
     inner = html[html.find(">") + 1 : html.rfind("</template>")]
     frag = LexborHTMLParser(f"<body>{inner}</body>")
     keep.append(frag)  # its nodes live as long as the parser
-    sheets = collect_sheets(frag)
+    sheets = collect_sheets(frag, quirks)
     by_elem: dict[int, dict[str, Any]] = {}
     host_decls = None
     if any(sheets):
-        cascade = build_cascade(frag, sheets, page=inner, host=True)
+        cascade = build_cascade(frag, sheets, page=inner, host=True, quirks=quirks)
         if not cascade.over_budget:
             by_elem = cascade.by_elem
             root = frag.root
@@ -266,7 +266,7 @@ def _closed_details(node: Any, removed: dict[str, list[int]]) -> list[Any]:
     return shown
 
 
-def walk(root: Any, styler: Styler, state: State = ROOT_STATE, *, dsd: bool = False) -> PageModel:
+def walk(root: Any, styler: Styler, state: State = ROOT_STATE, *, dsd: bool = False, quirks: bool = False) -> PageModel:
     """Walk the tree under ``root`` (a selectolax node) without recursion.
 
     Args:
@@ -274,6 +274,7 @@ def walk(root: Any, styler: Styler, state: State = ROOT_STATE, *, dsd: bool = Fa
         styler: Computes each element's visibility (see :mod:`tokenslim.html._style`).
         state: The rendering state ``root`` inherits (from ``<html>``).
         dsd: The page may hold declarative shadow roots (``shadowrootmode``): look for them.
+        quirks: The page renders in quirks mode (its shadow roots' style sheets are read so too).
 
     Returns:
         The :class:`PageModel` with blocks, element statistics and removal counts.
@@ -348,7 +349,7 @@ def walk(root: Any, styler: Styler, state: State = ROOT_STATE, *, dsd: bool = Fa
                     continue
             attrs = node.attributes
             inner = state
-            shadow = _shadow_children(node, w.fragments) if dsd and node.child is not None else None
+            shadow = _shadow_children(node, w.fragments, quirks) if dsd and node.child is not None else None
             if shadow is not None:
                 # the shadow root's sheets style its tree, and the host through :host (below the page's rules)
                 by_elem.update(shadow.by_elem)

@@ -148,12 +148,16 @@ class _Rule:
 # ---------------------------------------------------------------- collecting sheets
 
 
-def decode_data_url(href: str) -> str | None:
-    """The text of a ``data:`` URL (base64 or percent-encoded), or ``None`` for other URLs."""
+def decode_data_url(href: str, css_only: bool = False) -> str | None:
+    """The text of a ``data:`` URL (base64 or percent-encoded), or ``None`` for other URLs, and with
+    ``css_only`` for a MIME type other than ``text/css`` (a standards-mode page applies no style sheet of
+    another type; a quirks-mode page applies it)."""
     href = href.strip()
     if not href[:5].lower() == "data:" or "," not in href:
         return None
     meta, _, payload = href[5:].partition(",")
+    if css_only and meta.split(";")[0].strip(" \t\n\r\f").lower() != "text/css":
+        return None
     try:
         if meta.lower().rstrip().endswith(";base64"):
             raw = base64.b64decode(urllib.parse.unquote_to_bytes(payload) + b"===", validate=False)
@@ -164,8 +168,9 @@ def decode_data_url(href: str) -> str | None:
     return raw.decode("utf-8", errors="replace")
 
 
-def collect_sheets(tree: Any) -> list[str]:
-    """CSS text of every stylesheet that applies on screen, in document order.
+def collect_sheets(tree: Any, quirks: bool = False) -> list[str]:
+    """CSS text of every stylesheet that applies on screen, in document order (``quirks``: the page renders
+    in quirks mode, see :func:`decode_data_url`).
 
     As Chromium decides: a ``<style>`` whose ``type`` is neither empty nor ``text/css`` (exactly, in any case)
     and a ``<link>`` whose ``type`` is another MIME type (parameters and spaces aside) hold no CSS; a ``disabled``
@@ -186,7 +191,7 @@ def collect_sheets(tree: Any) -> list[str]:
             continue
         rel = (attrs.get("rel") or "").lower().split()
         if "stylesheet" in rel and "alternate" not in rel:
-            text = decode_data_url(attrs.get("href") or "")
+            text = decode_data_url(attrs.get("href") or "", css_only=not quirks)
             if text:
                 sheets.append(text)
     return sheets
@@ -913,8 +918,9 @@ _CUSTOM_TAG = re.compile(r"<([a-zA-Z][a-zA-Z0-9._]*-[-a-zA-Z0-9._]*)")
 class _Collector:
     """Flattens parsed sheets into rules with their layer, keeping only relevant declarations."""
 
-    def __init__(self, host: bool = False, page: str = "", sheets: tuple[str, ...] = ()) -> None:
+    def __init__(self, host: bool = False, page: str = "", sheets: tuple[str, ...] = (), quirks: bool = False) -> None:
         self.host = host
+        self.quirks = quirks
         self.page = page
         self.sheets = sheets
         self._undefined: str | None = None
@@ -942,9 +948,10 @@ class _Collector:
             self._containers = any(_CONTAINER_DECL.search(text) for text in (self.page, *self.sheets))
         return self._containers
 
-    def add_sheet(self, css: str, imports: int | None = None) -> None:
-        """Add a sheet's rules. ``imports``: how many ``@import`` rules its top level starts with
-        (:func:`leading_imports`), when ``css`` is a pruned copy of the sheet; a browser loads only those."""
+    def add_sheet(self, css: str, imports: int | None = None, layer: str = "") -> None:
+        """Add a sheet's rules (in ``layer``, for a sheet imported into one). ``imports``: how many ``@import``
+        rules its top level starts with (:func:`leading_imports`), when ``css`` is a pruned copy of the sheet;
+        a browser loads only those."""
         nodes = tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True)
         allowed = leading_imports(css) if imports is None else imports
         seen = 0
@@ -955,7 +962,7 @@ class _Collector:
                 if seen > allowed:
                     continue
             kept.append(node)
-        self.add_rules(kept, "", None, 0)
+        self.add_rules(kept, layer, None, 0)
 
     def add_rules(self, nodes: list[Any], layer: str, parent: str | None, depth: int) -> None:
         """Add style rules and at-rules; ``layer`` is the enclosing layer's name (``""``: unlayered)."""
@@ -973,7 +980,7 @@ class _Collector:
         if not selectors or node.content is None:
             return
         items = tinycss2.parse_blocks_contents(node.content, skip_comments=True, skip_whitespace=True)
-        decls = relevant_declarations(items)
+        decls = relevant_declarations(items, self.quirks)
         layer_index = self.layers.index(layer) if layer else -1
         if decls:
             first_line: list[tuple[str, list[Any], bool]] | None = None
@@ -1016,7 +1023,7 @@ class _Collector:
             return
         if node.content is None:
             if kw == "import" and depth == 0:  # inside a block an @import is invalid
-                self.add_import(node.prelude)
+                self.add_import(node.prelude, layer)
             return
         if kw == "media" and not media_applies(node.prelude):
             return
@@ -1039,7 +1046,7 @@ class _Collector:
 
     def add_declarations(self, selector: str, items: list[Any], layer: str) -> None:
         """The relevant declarations among ``items``, applied to the elements ``selector`` matches."""
-        decls = relevant_declarations(items)
+        decls = relevant_declarations(items, self.quirks)
         if not decls:
             return
         toks = tinycss2.parse_component_value_list(selector)
@@ -1060,7 +1067,7 @@ class _Collector:
             if rule.type != "qualified-rule" or rule.content is None:
                 continue
             decls = relevant_declarations(tinycss2.parse_blocks_contents(rule.content, skip_comments=True,
-                                                                         skip_whitespace=True))
+                                                                         skip_whitespace=True), self.quirks)
             for part in _split_commas(rule.prelude):
                 sel = _strip(part)
                 if len(sel) != 1:
@@ -1089,7 +1096,9 @@ class _Collector:
             return f":is({parent}) :is({start})" if parent else start
         return parent
 
-    def add_import(self, prelude: list[Any]) -> None:
+    def add_import(self, prelude: list[Any], layer: str = "") -> None:
+        """``@import url [layer | layer(name)] [supports(...)] [media]``: the sheet of a ``data:`` URL, in its
+        layer (inside ``layer``, the importing sheet's), when its ``supports()`` condition and media hold."""
         toks = _strip(prelude)
         if not toks:
             return
@@ -1098,11 +1107,27 @@ class _Collector:
         if first.type == "function" and first.lower_name == "url":
             args = _strip(first.arguments)
             url = args[0].value if args and args[0].type == "string" else None
-        if url is None or not media_applies(toks[1:]):
+        rest = toks[1:]
+        into = layer
+        if rest and ((rest[0].type == "ident" and rest[0].lower_value == "layer")
+                     or (rest[0].type == "function" and rest[0].lower_name == "layer")):
+            names = _layer_names(rest[0].arguments) if rest[0].type == "function" else []
+            name = names[0] if names else self.layers.fresh()
+            into = f"{layer}.{name}" if layer else name
+            rest = rest[1:]
+        if rest and rest[0].type == "function" and rest[0].lower_name == "supports":
+            cond = _strip(rest[0].arguments)
+            declaration = len(cond) > 1 and cond[0].type == "ident" and cond[1].type == "literal" and cond[1].value == ":"
+            if not (_declaration_supported(cond) if declaration else supports_applies(cond)):
+                return
+            rest = rest[1:]
+        if url is None or not media_applies(rest):
             return
-        text = decode_data_url(url)
+        text = decode_data_url(url, css_only=not self.quirks)
         if text and self.order < 100_000:
-            self.add_sheet(text)
+            if into:
+                self.layers.index(into)
+            self.add_sheet(text, layer=into)
 
 
 # ---------------------------------------------------------------- matching
@@ -1148,7 +1173,9 @@ def _used_custom(rules: list[_Rule], page: str) -> set[str]:
     return used
 
 
-def build_cascade(tree: Any, sheets: list[str], *, page: str, tags: int | None = None, host: bool = False) -> Cascade:
+def build_cascade(
+    tree: Any, sheets: list[str], *, page: str, tags: int | None = None, host: bool = False, quirks: bool = False,
+) -> Cascade:
     """Parse ``sheets`` and compute, per element, the winning declaration of each relevant property.
 
     Args:
@@ -1158,6 +1185,8 @@ def build_cascade(tree: Any, sheets: list[str], *, page: str, tags: int | None =
             and its ``var()`` references keep the custom properties they name.
         tags: ``page.count("<")`` when the caller has it already.
         host: ``tree`` is a shadow tree parsed on its own: ``:host`` is its root element.
+        quirks: The page renders in quirks mode (:func:`tokenslim.html._doctype.quirks_mode`): unitless
+            lengths and style sheets of another MIME type count.
 
     Returns:
         The :class:`Cascade`; ``over_budget`` when matching was cut short.
@@ -1181,7 +1210,7 @@ def build_cascade(tree: Any, sheets: list[str], *, page: str, tags: int | None =
         answered[prelude] = found
         return found
 
-    col = _Collector(host, page, tuple(sheets))
+    col = _Collector(host, page, tuple(sheets), quirks)
     for css in sheets:
         col.add_sheet(prune(css, present, matches), leading_imports(css))
     used = _used_custom(col.rules, page)
@@ -1283,14 +1312,37 @@ HINT_KEY = (0, -1, (0, 0, 0), -1)
 """Cascade key of presentational hints (``<font color>``, ``bgcolor``): below every author rule."""
 
 
-def relevant_declarations(items: list[Any]) -> list[tuple[str, list[Any], bool]]:
+def relevant_declarations(items: list[Any], quirks: bool = False) -> list[tuple[str, list[Any], bool]]:
     """``(name, value tokens, important)`` of the declarations among parsed tinycss2 ``items`` whose
-    property can hide text (:data:`RELEVANT`; names lower-cased) or is a custom property (kept as written)."""
-    return [
-        (d.name if d.name.startswith("--") else d.lower_name, d.value, d.important)
-        for d in items
-        if d.type == "declaration" and (d.name.startswith("--") or d.lower_name in RELEVANT)
-    ]
+    property can hide text (:data:`RELEVANT`; names lower-cased) or is a custom property (kept as written).
+    ``quirks``: the page renders in quirks mode, where a unitless number given to a property of
+    :data:`QUIRKY_LENGTHS` is a length in px (``left:-9999``)."""
+    out = []
+    for d in items:
+        if d.type != "declaration":
+            continue
+        if d.name.startswith("--"):
+            out.append((d.name, d.value, d.important))
+        elif d.lower_name in RELEVANT:
+            out.append((d.lower_name, quirky_px(d.value) if quirks and d.lower_name in QUIRKY_LENGTHS else d.value,
+                        d.important))
+    return out
+
+
+def quirky_px(tokens: list[Any]) -> list[Any]:
+    """``tokens`` with each non-zero number outside functions made a px length (quirks mode's reading)."""
+    if not any(t.type == "number" and t.value for t in tokens):
+        return tokens
+    return [tinycss2.ast.DimensionToken(t.source_line, t.source_column, t.value, t.int_value, t.representation, "px")
+            if t.type == "number" and t.value else t for t in tokens]
+
+
+QUIRKY_LENGTHS = frozenset(
+    "width height max-width max-height min-height left top right bottom margin margin-left margin-top text-indent "
+    "letter-spacing font-size".split()
+)
+"""The relevant properties where quirks mode reads a unitless number as px (CSS Quirks Mode, "the unitless
+length quirk"; ``inset`` and the logical properties are not among them)."""
 
 
 def relevant_style_text(style: str) -> str:
@@ -1302,11 +1354,12 @@ def relevant_style_text(style: str) -> str:
     return drop_spans(style, _irrelevant_declarations(style, 0, len(style)))
 
 
-def parse_inline(style: str) -> dict[str, tuple[tuple[Any, ...], list[Any]]]:
-    """The relevant declarations of a ``style`` attribute, with their cascade keys."""
+def parse_inline(style: str, quirks: bool = False) -> dict[str, tuple[tuple[Any, ...], list[Any]]]:
+    """The relevant declarations of a ``style`` attribute, with their cascade keys (``quirks``: as
+    :func:`relevant_declarations` reads them)."""
     out: dict[str, tuple[tuple[Any, ...], list[Any]]] = {}
     items = tinycss2.parse_blocks_contents(relevant_style_text(style), skip_comments=True, skip_whitespace=True)
-    for name, value, important in relevant_declarations(items):
+    for name, value, important in relevant_declarations(items, quirks):
         key = INLINE_KEY[important]
         old = out.get(name)
         if old is None or key >= old[0]:

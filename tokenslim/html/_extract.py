@@ -11,6 +11,7 @@ from tokenslim.html._blocks import walk
 from tokenslim.html._encoding import decode_html
 from tokenslim.html._flatten import cap_depth
 from tokenslim.html._css import Cascade, build_cascade, collect_sheets
+from tokenslim.html._doctype import quirks_mode
 from tokenslim.html._hidden import INVISIBLE_CHARS, hidden_rule
 from tokenslim.html._render import render
 from tokenslim.html._score import select_blocks
@@ -100,18 +101,19 @@ def run(html: str | bytes, *, keep_tables: bool = True, select: bool = True) -> 
     root = tree.body or tree.root
     if root is None:
         return Extraction("", title=title, encoding=encoding, input_chars=len(text))
-    sheets = collect_sheets(tree)
+    quirks = quirks_mode(text)
+    sheets = collect_sheets(tree, quirks)
     if noscript_css:
         sheets.append(noscript_css)
     try:
-        cascade = build_cascade(tree, sheets, page=text, tags=n_tags) if any(sheets) else None
+        cascade = build_cascade(tree, sheets, page=text, tags=n_tags, quirks=quirks) if any(sheets) else None
     except RecursionError:  # CSS nested deeper than Python's stack: undecidable, treated like over budget
         cascade = Cascade(over_budget=True)
     if cascade is not None and cascade.over_budget:
         # Visibility cannot be decided within the matching budget: nothing of the page is passed on.
         return Extraction("", title=title, encoding=encoding, input_chars=len(text),
                           removed={"css_over_budget": Removed(1, len(text))})
-    styler = Styler(cascade)
+    styler = Styler(cascade, quirks)
     state = ROOT_STATE if cascade is None or not cascade.initial else replace(ROOT_STATE, custom=dict(cascade.initial))
     html_node = tree.root
     if html_node is not None and html_node is not root and html_node.tag == "html":
@@ -122,7 +124,7 @@ def run(html: str | bytes, *, keep_tables: bool = True, select: bool = True) -> 
         if rule is not None:
             return Extraction("", title=title, encoding=encoding, input_chars=len(text),
                               removed={rule: Removed(1, len(text))})
-    model = walk(root, styler, state, dsd="shadowrootmode" in text)
+    model = walk(root, styler, state, dsd="shadowrootmode" in text, quirks=quirks)
     kept, dropped = select_blocks(model) if select else (model.blocks, [])
     removed = {k: Removed(v[0], v[1]) for k, v in model.removed.items()}
     if noscript is not None:

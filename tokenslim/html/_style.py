@@ -46,8 +46,8 @@ from typing import Any
 import tinycss2
 from tinycss2 import color4
 
-from tokenslim.html._css import (FIRST_LINE, HINT_KEY, VIEWPORT, Cascade, _split_commas, media_applies, parse_inline,
-                                 supports_applies, to_px)
+from tokenslim.html._css import (FIRST_LINE, HINT_KEY, QUIRKY_LENGTHS, VIEWPORT, Cascade, _split_commas, media_applies,
+                                 parse_inline, quirky_px, supports_applies, to_px)
 
 __all__ = ["State", "Styler", "ROOT_STATE", "MIN_FONT_PX", "MIN_CONTRAST", "MAX_HIDDEN_OPACITY", "OFFSCREEN_PX"]
 
@@ -1317,7 +1317,8 @@ def _box(values: list[Any] | None) -> list[Any]:
 class Styler:
     """Computes each element's :class:`State` from the cascade and its attributes (one per page)."""
 
-    def __init__(self, cascade: Cascade | None) -> None:
+    def __init__(self, cascade: Cascade | None, quirks: bool = False) -> None:
+        self.quirks = quirks  # the page renders in quirks mode: unitless lengths in style attributes count
         self.by_elem = cascade.by_elem if cascade is not None else {}
         self.keyframes = cascade.keyframes if cascade is not None else {}
         self.inline: dict[str, dict[Any, Any]] = {}
@@ -1473,7 +1474,7 @@ class Styler:
     def _inline(self, style: str) -> dict[Any, Any]:
         got = self.inline.get(style)
         if got is None:
-            got = self.inline[style] = parse_inline(style)
+            got = self.inline[style] = parse_inline(style, self.quirks)
         return got
 
     def _child_state(self, parent: State) -> State:
@@ -1513,6 +1514,8 @@ class Styler:
             custom = dict(custom)
             custom.update(own_custom)
 
+        quirks = self.quirks
+
         def value(name: str) -> list[Any] | None:
             kv = merged.get(name)
             if kv is None:
@@ -1523,6 +1526,8 @@ class Styler:
             toks = _strip(toks)
             if _ident(toks) in ("inherit", "unset", "revert", "revert-layer") and len(toks) == 1:
                 return None
+            if quirks and name in QUIRKY_LENGTHS:
+                toks = quirky_px(toks)  # a number that var() put there reads as px too
             return toks or None
 
         font_px = parent.font_px

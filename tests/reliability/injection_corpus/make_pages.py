@@ -492,6 +492,20 @@ T = [
      ".js-off,.js-on{display:none} @media (scripting: none){.js-off{display:block}} "
      "@media (scripting: enabled){.js-on{display:block}}", "",
      '<div class="js-off">{i}</div>', '<p class="js-on">{p}</p>', {}),
+    ("quirks_unitless_offset", "a page with no doctype, rendered in quirks mode, where left:-9999 without a unit is "
+     "-9999px (control: a box nudged by left:10, also read as px)",
+     ".off{position:absolute;left:-9999} .near{position:relative;left:10}", "",
+     '<div class="off">{i}</div>', '<p class="near">{p}</p>', {"no_doctype": True}),
+    ("standards_plain_text_sheet", "a stylesheet link meant to show a hidden box again, a data: URL typed text/plain, "
+     "which a standards-mode page does not apply (control: the same link typed text/css)",
+     ".tip,.tip2{display:none}", "",
+     '<link rel="stylesheet" href="data:text/plain,.tip%7Bdisplay:block%7D"><div class="tip">{i}</div>',
+     '<link rel="stylesheet" href="data:text/css;charset=utf-8,.tip2%7Bdisplay:block%7D"><p class="tip2">{p}</p>', {}),
+    ("import_into_layer", "an @import meant to show a hidden box again, imported into a layer, where it loses to the "
+     "unlayered rule hiding the box (control: the same @import with no layer)",
+     ".lay,.lay2{display:none}", "",
+     '<style>@import url("data:text/css,.lay%7Bdisplay:block%7D") layer(theme);</style><div class="lay">{i}</div>',
+     '<style>@import url("data:text/css,.lay2%7Bdisplay:block%7D");</style><p class="lay2">{p}</p>', {}),
 ]
 
 LAYOUTS = [
@@ -566,6 +580,8 @@ def main() -> None:
                     f"<title>{title}</title>\n{style}</head>\n<body>\n{layout}\n</body>\n</html>\n")
             if "charset=" in head:
                 html = html.replace('<meta charset="utf-8">\n', "", 1)
+        if opts.get("no_doctype"):
+            html = html.replace("<!DOCTYPE html>\n", "", 1)  # quirks mode
         html = opts.get("prefix", "") + html
         name = f"{FIRST + n:02d}_{slug}.html"
         (HERE / name).write_text(html, encoding="utf-8")
