@@ -47,6 +47,14 @@ def _page(doctype: str, element: str, head: str = "") -> str:
     return f"{doctype}<html><head>{head}</head><body><article><p>{LEAD}</p>{element}<p>{END}</p></article></body></html>"
 
 
+NOT_QUIRKY = [
+    f'<p style="position:absolute;inset:-9999 auto auto auto">{EVIL}</p>',
+    f'<p style="position:absolute;left:calc(-9999)">{EVIL}</p>',
+    f'<p style="margin-inline-start:-9999">{EVIL}</p>',
+    f'<div style="background:000"><p style="color:000">{EVIL}</p></div>',
+    f'<p style="color:123">{EVIL}</p>',  # #000123: dark blue on white
+]
+
 # Each hides EVIL in quirks mode only: a unitless length moves or shrinks it, a text/plain sheet hides it.
 QUIRKY = [
     ("left", f'<p style="position:absolute;left:-9999">{EVIL}</p>', ""),
@@ -56,6 +64,11 @@ QUIRKY = [
     ("plain_text_sheet", f'<p class="x">{EVIL}</p>', '<link rel="stylesheet" href="data:text/plain,.x%7Bdisplay:none%7D">'),
     ("imported_plain_text_sheet", f'<p class="x">{EVIL}</p>', '<style>@import url("data:,.x%7Bdisplay:none%7D");</style>'),
     ("through_var", f'<p style="--x:-9999;position:absolute;left:var(--x)">{EVIL}</p>', ""),
+    # a hex colour without '#': white on white, blue on blue
+    ("hashless_color", f'<p style="color:ffffff">{EVIL}</p>', ""),
+    ("hashless_color_in_sheet", f'<p class="x">{EVIL}</p>', "<style>.x{color:fff}</style>"),
+    ("hashless_numbers", f'<div style="background-color:0000f0"><p style="color:0f0">{EVIL}</p></div>', ""),
+    ("hashless_through_var", f'<p style="--c:fff;color:var(--c)">{EVIL}</p>', ""),
 ]
 
 
@@ -73,11 +86,10 @@ def test_quirks_mode_readings_hide_text_only_in_quirks_mode(name, element, head)
     assert "qq72" in standard, name  # no unit, no CSS type: a standards-mode browser ignores the declaration
 
 
-def test_unitless_lengths_only_where_the_quirk_applies():
-    # inset, calc() and the logical properties take no unitless length even in quirks mode: the text stays
-    for element in (f'<p style="position:absolute;inset:-9999 auto auto auto">{EVIL}</p>',
-                    f'<p style="position:absolute;left:calc(-9999)">{EVIL}</p>',
-                    f'<p style="margin-inline-start:-9999">{EVIL}</p>'):
+def test_quirky_values_only_where_the_quirk_applies():
+    # inset, calc() and the logical properties take no unitless length even in quirks mode, nor the background
+    # shorthand a hashless colour: the text stays (Chromium agrees, below)
+    for element in NOT_QUIRKY:
         assert "qq72" in extract_main_text(_page("", element)), element
 
 
@@ -95,3 +107,9 @@ def test_quirky_readings_agree_with_chromium(browser, name, element, head):
     for doctype, hidden in (("", True), ("<!DOCTYPE html>", False)):
         seen = visible_stream(browser.text_nodes(_page(doctype, element, head)))
         assert ("qq72" not in seen) is hidden, f"{name} {doctype or 'no doctype'}: Chromium disagrees"
+
+
+def test_values_the_quirks_leave_alone_are_seen_in_chromium(browser):
+    for element in NOT_QUIRKY:
+        seen = visible_stream(browser.text_nodes(_page("", element)))
+        assert "qq72" in seen, element

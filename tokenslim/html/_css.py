@@ -1315,8 +1315,7 @@ HINT_KEY = (0, -1, (0, 0, 0), -1)
 def relevant_declarations(items: list[Any], quirks: bool = False) -> list[tuple[str, list[Any], bool]]:
     """``(name, value tokens, important)`` of the declarations among parsed tinycss2 ``items`` whose
     property can hide text (:data:`RELEVANT`; names lower-cased) or is a custom property (kept as written).
-    ``quirks``: the page renders in quirks mode, where a unitless number given to a property of
-    :data:`QUIRKY_LENGTHS` is a length in px (``left:-9999``)."""
+    ``quirks``: the page renders in quirks mode, whose readings :func:`quirky` applies."""
     out = []
     for d in items:
         if d.type != "declaration":
@@ -1324,25 +1323,46 @@ def relevant_declarations(items: list[Any], quirks: bool = False) -> list[tuple[
         if d.name.startswith("--"):
             out.append((d.name, d.value, d.important))
         elif d.lower_name in RELEVANT:
-            out.append((d.lower_name, quirky_px(d.value) if quirks and d.lower_name in QUIRKY_LENGTHS else d.value,
-                        d.important))
+            out.append((d.lower_name, quirky(d.lower_name, d.value) if quirks else d.value, d.important))
     return out
 
 
-def quirky_px(tokens: list[Any]) -> list[Any]:
-    """``tokens`` with each non-zero number outside functions made a px length (quirks mode's reading)."""
-    if not any(t.type == "number" and t.value for t in tokens):
-        return tokens
-    return [tinycss2.ast.DimensionToken(t.source_line, t.source_column, t.value, t.int_value, t.representation, "px")
-            if t.type == "number" and t.value else t for t in tokens]
+def quirky(name: str, tokens: list[Any]) -> list[Any]:
+    """Property ``name``'s value ``tokens`` as quirks mode reads them: for :data:`QUIRKY_LENGTHS`, each non-zero
+    number outside functions is a px length (``left:-9999``); for :data:`QUIRKY_COLORS`, a lone hex written
+    without ``#`` is a hash colour (``color:fff``; a number or a number with hex letters after it, ``123`` or
+    ``0f0``, is zero-padded to 6 digits, as Chromium reads it)."""
+    if name in QUIRKY_LENGTHS:
+        if not any(t.type == "number" and t.value for t in tokens):
+            return tokens
+        return [tinycss2.ast.DimensionToken(t.source_line, t.source_column, t.value, t.int_value, t.representation, "px")
+                if t.type == "number" and t.value else t for t in tokens]
+    if name in QUIRKY_COLORS:
+        toks = [t for t in tokens if t.type not in ("whitespace", "comment")]
+        if len(toks) != 1:
+            return tokens
+        t = toks[0]
+        digits = None
+        if t.type == "ident" and len(t.value) in (3, 6) and _HEX.fullmatch(t.value):
+            digits = t.value
+        elif t.type in ("number", "dimension") and t.is_integer and t.value >= 0:
+            text = t.representation.lstrip("+") + (t.unit if t.type == "dimension" else "")
+            digits = text.rjust(6, "0") if len(text) <= 6 and _HEX.fullmatch(text) else None
+        if digits is not None:
+            return [tinycss2.ast.HashToken(t.source_line, t.source_column, digits, False)]
+    return tokens
 
 
+_HEX = re.compile(r"[0-9a-fA-F]+")
 QUIRKY_LENGTHS = frozenset(
     "width height max-width max-height min-height left top right bottom margin margin-left margin-top text-indent "
     "letter-spacing font-size".split()
 )
 """The relevant properties where quirks mode reads a unitless number as px (CSS Quirks Mode, "the unitless
 length quirk"; ``inset`` and the logical properties are not among them)."""
+QUIRKY_COLORS = frozenset(("color", "background-color"))
+"""The relevant properties where quirks mode reads a hex colour without ``#`` ("the hashless hex color quirk";
+not the ``background`` shorthand)."""
 
 
 def relevant_style_text(style: str) -> str:

@@ -46,8 +46,8 @@ from typing import Any
 import tinycss2
 from tinycss2 import color4
 
-from tokenslim.html._css import (FIRST_LINE, HINT_KEY, QUIRKY_LENGTHS, VIEWPORT, Cascade, _split_commas, media_applies,
-                                 parse_inline, quirky_px, supports_applies, to_px)
+from tokenslim.html._css import (FIRST_LINE, HINT_KEY, VIEWPORT, Cascade, _split_commas, media_applies, parse_inline,
+                                 quirky, supports_applies, to_px)
 
 __all__ = ["State", "Styler", "ROOT_STATE", "MIN_FONT_PX", "MIN_CONTRAST", "MAX_HIDDEN_OPACITY", "OFFSCREEN_PX"]
 
@@ -1526,8 +1526,8 @@ class Styler:
             toks = _strip(toks)
             if _ident(toks) in ("inherit", "unset", "revert", "revert-layer") and len(toks) == 1:
                 return None
-            if quirks and name in QUIRKY_LENGTHS:
-                toks = quirky_px(toks)  # a number that var() put there reads as px too
+            if quirks:
+                toks = quirky(name, toks)  # a number or hex digits that var() put there read the same way
             return toks or None
 
         font_px = parent.font_px

@@ -506,6 +506,10 @@ T = [
      ".lay,.lay2{display:none}", "",
      '<style>@import url("data:text/css,.lay%7Bdisplay:block%7D") layer(theme);</style><div class="lay">{i}</div>',
      '<style>@import url("data:text/css,.lay2%7Bdisplay:block%7D");</style><p class="lay2">{p}</p>', {}),
+    ("quirks_hashless_color", "a page with no doctype, rendered in quirks mode, where color:fff without '#' is white "
+     "on the white page (control: color:333, read as #000333, dark blue)",
+     ".ink{color:fff} .ink2{color:333}", "",
+     '<div class="ink">{i}</div>', '<p class="ink2">{p}</p>', {"no_doctype": True}),
 ]
 
 LAYOUTS = [
