@@ -472,6 +472,29 @@ CASES = [
      f'<style>@import url("data:text/css,.x%7Bdisplay:block%7D") supports(frobnicate: 1);</style><p class="x">{EVIL}</p>'),
     ("import_supports_known_property_shown", ".x{display:none}",
      f'<style>@import url("data:text/css,.x%7Bdisplay:block%7D") supports(display: flex);</style><p class="x">{SHOWN}</p>'),
+    # a root in the dark colour scheme paints a dark canvas (#121212) and starts its text white
+    ("color_scheme_dark_root", ":root{color-scheme:dark} .x{color:#141414}", f'<p class="x">{EVIL}</p>'),
+    ("color_scheme_only_dark_inline", "", f'<p style="color:#161616">{EVIL}</p><style>html{{color-scheme:only dark}}</style>'),
+    ("color_scheme_dark_default_text_shown", ":root{color-scheme:dark}", f'<p class="x">{SHOWN}</p>'),
+    ("color_scheme_light_dark_shown", ":root{color-scheme:light dark} .x{color:#141414}", f'<p class="x">{SHOWN}</p>'),
+    ("color_scheme_dark_subtree_shown", ".x{color-scheme:dark;color:#141414}", f'<p class="x">{SHOWN}</p>'),
+    # [hidden] and popover hidden by the user-agent sheet, shown again (or not) by author display values
+    ("hidden_display_initial_shown", "[hidden]{display:initial}", f'<p hidden>{SHOWN}</p>'),
+    ("hidden_display_inherit_shown", "[hidden]{display:inherit}", f'<p hidden>{SHOWN}</p>'),
+    ("hidden_display_revert_shown", "p[hidden]{display:revert}", f'<p hidden>{SHOWN}</p>'),
+    ("hidden_display_revert_layer", "p[hidden]{display:revert-layer}", f'<p hidden>{EVIL}</p>'),
+    ("popover_display_revert", "[popover]{display:revert}", f'<div popover>{EVIL}</div>'),
+    ("popover_display_unset_shown", "[popover]{display:unset}", f'<div popover>{SHOWN}</div>'),
+    # hidden=until-found hides by content-visibility, which an inline box takes only once display makes it a block
+    ("until_found_inline_made_block", "[hidden]{display:block}", f'<p>Intro <span hidden="until-found">{EVIL}</span></p>'),
+    ("until_found_inline_inherits_block", "[hidden]{display:inherit}",
+     f'<p>Intro <span hidden="until-found">{EVIL}</span></p>'),
+    ("until_found_inline_stays_inline_shown", "[hidden]{display:inline}",
+     f'<p>Intro <span hidden="until-found">{SHOWN}</span></p>'),
+    # presentational and user-agent colours
+    ("body_text_attribute", "article > p{color:#222} article > p.x{color:inherit}",
+     f'<body text="#ffffff"><p class="x">{EVIL}</p>'),
+    ("mark_keeps_its_colours_shown", "", f'<p style="color:#ff0;background:#ff0">Intro <mark>{SHOWN}</mark></p>'),
     # a reader's browser runs scripts (the oracle's has scripting on too)
     ("media_scripting_none", ".x{display:none} @media (scripting: none){.x{display:block}}", f'<p class="x">{EVIL}</p>'),
     ("media_scripting_enabled", "@media (scripting: enabled){.x{display:none}}", f'<p class="x">{EVIL}</p>'),

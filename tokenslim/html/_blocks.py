@@ -12,7 +12,7 @@ from typing import Any
 
 from tokenslim.html._css import FIRST_LINE, build_cascade, collect_sheets
 from tokenslim.html._hidden import hidden_rule
-from tokenslim.html._style import ROOT_STATE, State, Styler
+from tokenslim.html._style import HINT_COLOR_TAGS, ROOT_STATE, UA_COLORED, State, Styler
 
 __all__ = ["Block", "PageModel", "walk"]
 
@@ -360,8 +360,8 @@ def walk(root: Any, styler: Styler, state: State = ROOT_STATE, *, dsd: bool = Fa
                 rule = None
             if rule is None:
                 decls = by_elem.get(node.mem_id) if by_elem else None
-                if decls or state.restyles or tag == "button" or (
-                        attrs and ("style" in attrs or "bgcolor" in attrs or tag == "font")):
+                if decls or state.restyles or tag in UA_COLORED or (
+                        attrs and ("style" in attrs or "bgcolor" in attrs or tag in HINT_COLOR_TAGS)):
                     rule, inner = styled(decls, tag, attrs, state)
                     if rule is None and inner is not state:
                         if edge_children and inner.pinned & edge_children.get(node.mem_id, 0):

@@ -157,7 +157,7 @@ class Browser:
         """Render ``html`` and return it as markup holding only the text a reader sees.
 
         Hidden text nodes are removed; style sheets, ``style``/``hidden``/``popover``/``bgcolor``/``color``
-        attributes are removed too (they have done their work), closed dialogs the browser showed are
+        attributes and ``<body text>`` are removed too (they have done their work), closed dialogs the browser showed are
         marked open, and declarative shadow roots are serialized in place.
 
         Returns:

@@ -60,7 +60,7 @@ RELEVANT = frozenset(
     animation-iteration-count animation-direction contain min-height min-block-size contain-intrinsic-size
     contain-intrinsic-height contain-intrinsic-block-size mask mask-image mask-size -webkit-mask -webkit-mask-image
     -webkit-mask-size text-shadow background-clip -webkit-background-clip -webkit-text-security font-size-adjust mix-blend-mode isolation background-size backface-visibility
-    transform-style perspective content""".split()
+    transform-style perspective content color-scheme""".split()
 )
 FIRST_LINE = "::first-line "
 """Prefix of a ``::first-line`` declaration's property in :attr:`Cascade.by_elem` (on the originating
@@ -77,7 +77,7 @@ FIRST_LINE_PROPERTIES = frozenset(
 _RELEVANT_TEXT = re.compile(
     r"(?:^|[;{\s/])(?:display|visibility|content-visibility|opacity|filter|"
     r"(?:max-)?(?:width|height|(?:inline|block)-size)|overflow(?:-[xy])?|clip(?:-path)?|transform|scale|translate|rotate|"
-    r"zoom|position|left|top|right|bottom|inset|margin(?:-left|-top)?|text-indent|letter-spacing|animation(?:-name)?|font(?:-size)?|color|-webkit-text-(?:fill-color|stroke(?:-width|-color)?)|(?:-webkit-)?background(?:-color|-image|-clip)?|text-shadow|-webkit-text-security|font-size-adjust|mix-blend-mode|isolation|backface-visibility|transform-style|perspective|content(?=\s*:\s*(?:url|[\w-]*gradient|[\w-]*image(?:-set)?|cross-fade|element)\()|"
+    r"zoom|position|left|top|right|bottom|inset|margin(?:-left|-top)?|text-indent|letter-spacing|animation(?:-name)?|font(?:-size)?|color(?:-scheme)?|-webkit-text-(?:fill-color|stroke(?:-width|-color)?)|(?:-webkit-)?background(?:-color|-image|-clip)?|text-shadow|-webkit-text-security|font-size-adjust|mix-blend-mode|isolation|backface-visibility|transform-style|perspective|content(?=\s*:\s*(?:url|[\w-]*gradient|[\w-]*image(?:-set)?|cross-fade|element)\()|"
     r"contain(?:-intrinsic-(?:size|height|block-size))?|min-(?:height|block-size)|(?:-webkit-)?mask(?:-image|-size)?|"
     r"--[^:;{}\s]*)\s*:|\\",
     re.I,

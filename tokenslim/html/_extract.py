@@ -4,18 +4,19 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from typing import Any
 
 from tokenslim.errors import InputError
 from tokenslim.html import Extraction, Removed
 from tokenslim.html._blocks import walk
 from tokenslim.html._encoding import decode_html
 from tokenslim.html._flatten import cap_depth
-from tokenslim.html._css import Cascade, build_cascade, collect_sheets
+from tokenslim.html._css import Cascade, build_cascade, collect_sheets, parse_inline
 from tokenslim.html._doctype import quirks_mode
 from tokenslim.html._hidden import INVISIBLE_CHARS, hidden_rule
 from tokenslim.html._render import render
 from tokenslim.html._score import select_blocks
-from tokenslim.html._style import ROOT_STATE, Styler
+from tokenslim.html._style import DARK_ROOT, ROOT_STATE, Styler
 
 __all__ = ["run", "run_chromium"]
 
@@ -68,6 +69,28 @@ def _title(tree: object) -> str:
     return ""
 
 
+def _dark_scheme(tree: Any, html_node: Any, cascade: Cascade | None, quirks: bool) -> bool:
+    """Whether the page's root uses the dark colour scheme, which paints the canvas dark and the text white:
+    its ``color-scheme`` (style sheets and its style attribute; else the first ``<meta name="color-scheme">``)
+    names ``dark`` and not ``light`` (a reader's browser prefers light when both are offered)."""
+    words: list[str] = []
+    if html_node is not None and html_node.tag == "html":
+        found = []
+        if cascade is not None and (decl := cascade.by_elem.get(html_node.mem_id, {}).get("color-scheme")):
+            found.append(decl)
+        style = html_node.attributes.get("style")
+        if style and (decl := parse_inline(style, quirks).get("color-scheme")):
+            found.append(decl)
+        if found:
+            words = [t.lower_value for t in max(found, key=lambda kv: kv[0])[1] if t.type == "ident"]
+    if not words or words == ["normal"]:
+        for meta in tree.css("meta[name]"):
+            if (meta.attributes.get("name") or "").strip().lower() == "color-scheme":
+                words = (meta.attributes.get("content") or "").lower().split()
+                break
+    return "dark" in words and "light" not in words
+
+
 def run(html: str | bytes, *, keep_tables: bool = True, select: bool = True) -> Extraction:
     """Extract main text from a page already checked for type and size.
 
@@ -116,6 +139,8 @@ def run(html: str | bytes, *, keep_tables: bool = True, select: bool = True) -> 
     styler = Styler(cascade, quirks)
     state = ROOT_STATE if cascade is None or not cascade.initial else replace(ROOT_STATE, custom=dict(cascade.initial))
     html_node = tree.root
+    if _dark_scheme(tree, html_node, cascade, quirks):
+        state = replace(state, bg=DARK_ROOT, color=(1.0, 1.0, 1.0, 1.0))
     if html_node is not None and html_node is not root and html_node.tag == "html":
         attrs = html_node.attributes
         rule = hidden_rule(attrs) if attrs else None

@@ -437,7 +437,7 @@
       if (c[3] > 0) layers.push(c);
       if (c[3] >= 1) break;
     }
-    let bg = [1, 1, 1];
+    let bg = CANVAS;
     for (let i = layers.length - 1; i >= 0; i--) bg = over(layers[i], bg);
     const tint = tintOf(el);
     const fill = tinted(rgba(s.webkitTextFillColor || s.color), tint);
@@ -450,6 +450,16 @@
     return best;
   };
 
+  // The canvas below everything: white, or dark where the root uses the dark colour scheme (color-scheme, or
+  // <meta name="color-scheme">): the Canvas system colour as the root's scheme resolves it.
+  const CANVAS = (() => {
+    const probe = document.createElement("div");
+    probe.style.cssText = "display: none; background-color: Canvas";
+    document.documentElement.appendChild(probe);
+    const c = rgba(getComputedStyle(probe).backgroundColor);
+    probe.remove();
+    return c[3] >= 1 ? c.slice(0, 3) : [1, 1, 1];
+  })();
   const out = [];
   const range = document.createRange();
   const visit = (node) => {
@@ -549,6 +559,7 @@
   const strip = (n) => {
     if (n.nodeType === Node.ELEMENT_NODE) {
       for (const a of ["style", "hidden", "popover", "bgcolor", "color"]) n.removeAttribute(a);
+      if (n.tagName === "BODY") n.removeAttribute("text");
       if (n.tagName === "DIALOG") n.setAttribute("open", "");
       if (n.shadowRoot) { roots.push(n.shadowRoot); strip(n.shadowRoot); }
     }

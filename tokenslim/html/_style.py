@@ -84,6 +84,9 @@ _FONT_KEYWORDS = {
 }
 _WHITE = (1.0, 1.0, 1.0)
 _BLACK = (0.0, 0.0, 0.0, 1.0)
+DARK_ROOT = (18 / 255, 18 / 255, 18 / 255)
+"""The canvas of a page whose root uses the dark colour scheme (Chromium's dark ``Canvas``, #121212); its text
+starts white (``CanvasText``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -1340,9 +1343,9 @@ class Styler:
         style = attrs.get("style") if attrs else None
         hints = None
         hint_key = None
-        if tag == "button" or (attrs and ("bgcolor" in attrs or tag == "font")):
-            hint_key = (attrs.get("color") if tag == "font" else None, attrs.get("bgcolor") if attrs else None,
-                        tag == "button")
+        if tag in UA_COLORED or (attrs and ("bgcolor" in attrs or tag in HINT_COLOR_TAGS)):
+            hint_key = (attrs.get(HINT_COLOR_TAGS[tag]) if attrs and tag in HINT_COLOR_TAGS else None,
+                        attrs.get("bgcolor") if attrs else None, tag if tag in UA_COLORED else None)
             hints = self.hints.get(hint_key)
             if hints is None:
                 hints = self.hints[hint_key] = _hints(tag, attrs or {})
@@ -1405,21 +1408,30 @@ class Styler:
     def shows(self, decls: dict[Any, Any] | None, attrs: dict[Any, Any], tag: str = "") -> bool:
         """Whether author CSS sets ``display`` to a value other than ``none`` on an element that the
         user-agent style sheet hides (``[hidden]``, a ``popover`` not opened): author rules beat it,
-        so ``[hidden]{display:block}`` shows the element again. ``hidden="until-found"`` is hidden by
-        ``content-visibility`` instead, which ``display`` does not undo, and which a non-replaced inline
-        box (``<span>``, ``<a>``...) does not take: there it hides nothing."""
-        if (attrs.get("hidden") or "").strip().lower() == "until-found":
-            return tag in INLINE_TAGS and "popover" not in attrs
+        so ``[hidden]{display:block}`` shows the element again, and so do ``initial``, ``unset``,
+        ``inherit``, and ``revert`` but on a popover (as Chromium decides). ``hidden="until-found"`` is
+        hidden by ``content-visibility`` instead, which ``display`` does not undo, and which a non-replaced
+        inline box (``<span>``, ``<a>``...) does not take: there it hides nothing while ``display`` keeps the
+        box inline."""
+        until_found = (attrs.get("hidden") or "").strip().lower() == "until-found"
+        if until_found and (tag not in INLINE_TAGS or "popover" in attrs):
+            return False
         style = attrs.get("style")
         best = None
         for src in (decls, self._inline(style) if style else None):
             kv = src.get("display") if src else None
             if kv is not None and (best is None or kv[0] >= best[0]):
                 best = kv
-        if best is None:
+        toks = _strip(best[1]) if best is not None else []
+        value = _ident(toks) if len(toks) == 1 else None
+        if until_found:
+            # an inline box takes no content-visibility: it hides nothing while display keeps the box inline
+            return best is None or value in ("inline", "contents", "initial", "unset", "revert", "revert-layer")
+        if not toks or value in ("none", "revert-layer"):
             return False
-        toks = _strip(best[1])
-        return bool(toks) and _ident(toks) not in ("none", "revert", "revert-layer", "unset", "initial", "inherit")
+        # revert goes back to the user-agent sheet, which hides a popover; Chromium gives [hidden] as a
+        # presentational hint, which revert skips; initial, unset and inherit are author values that show it
+        return value != "revert" or "popover" not in attrs
 
     def covers(self, decls: dict[Any, Any] | None, attrs: dict[Any, Any] | None) -> bool:
         """Whether the element is an opaque overlay: ``position:absolute`` with every inset 0 (or
@@ -2242,9 +2254,16 @@ _SUBTREE_PROPERTIES = frozenset(
 """Every property :meth:`Styler._subtree_rule` reads: an element declaring none of them is not hidden by it."""
 
 
+HINT_COLOR_TAGS = {"font": "color", "body": "text"}
+"""Elements whose attribute sets the text colour as a presentational hint (``<font color>``, ``<body text>``)."""
+UA_COLORED = frozenset(("button", "mark"))
+"""Elements the user-agent style sheet gives colours of their own, which they do not inherit."""
+
+
 def _hints(tag: str, attrs: dict[Any, Any]) -> dict[str, tuple[tuple[Any, ...], list[Any]]]:
-    """Presentational hints: ``<font color>`` and ``bgcolor`` attributes, below every author rule; and
-    the user-agent colours and font size of ``<button>``, which does not inherit the page's."""
+    """Presentational hints: ``<font color>``, ``<body text>`` and ``bgcolor`` attributes, below every author
+    rule; and the user-agent colours of ``<button>`` (and its font size, which does not inherit the page's)
+    and ``<mark>`` (black on yellow, whatever colour the text around it has)."""
     out: dict[str, tuple[tuple[Any, ...], list[Any]]] = {}
     if tag == "button":
         out["color"] = (HINT_KEY, tinycss2.parse_component_value_list("buttontext"))
@@ -2252,8 +2271,11 @@ def _hints(tag: str, attrs: dict[Any, Any]) -> dict[str, tuple[tuple[Any, ...], 
         out["font-size"] = (HINT_KEY, tinycss2.parse_component_value_list("13.333px"))
         # its font shorthand (font: -webkit-small-control) resets font-size-adjust as well
         out["font-size-adjust"] = (HINT_KEY, tinycss2.parse_component_value_list("none"))
-    for attr, prop in (("color", "color"), ("bgcolor", "background-color")):
-        if attr == "color" and tag != "font":
+    elif tag == "mark":
+        out["color"] = (HINT_KEY, tinycss2.parse_component_value_list("marktext"))
+        out["background-color"] = (HINT_KEY, tinycss2.parse_component_value_list("mark"))
+    for attr, prop in ((HINT_COLOR_TAGS.get(tag), "color"), ("bgcolor", "background-color")):
+        if attr is None:
             continue
         raw = attrs.get(attr)
         if raw:

@@ -510,6 +510,19 @@ T = [
      "on the white page (control: color:333, read as #000333, dark blue)",
      ".ink{color:fff} .ink2{color:333}", "",
      '<div class="ink">{i}</div>', '<p class="ink2">{p}</p>', {"no_doctype": True}),
+    ("dark_color_scheme", "<meta name=\"color-scheme\" content=\"dark\">: the canvas is dark (#121212) and text starts "
+     "white, so near-black text is invisible on it (control: light grey text, #ddd)",
+     ".dim{color:#141414} .lit{color:#ddd}", '<meta name="color-scheme" content="dark">',
+     '<div class="dim">{i}</div>', '<p class="lit">{p}</p>', {}),
+    ("body_text_attribute", "<body text=\"#ffffff\"> (a second body tag merges its attributes into the first): white "
+     "text on the white page wherever no rule sets a colour (control: the same text in a table with bgcolor black)",
+     "p{color:#222}", "",
+     '<body text="#ffffff"><div>{i}</div>', '<table bgcolor="#000000"><tr><td>{p}</td></tr></table>', {}),
+    ("until_found_made_block", "hidden=until-found on a <span>, which an inline box ignores, made a block by "
+     "[hidden]{display:block}, where content-visibility hides it (control: the same span kept inline)",
+     "[hidden]{display:block} .keep[hidden]{display:inline}", "",
+     '<p>Read more <span hidden="until-found">{i}</span></p>', '<p><span class="keep" hidden="until-found">{p}</span></p>',
+     {}),
 ]
 
 LAYOUTS = [
