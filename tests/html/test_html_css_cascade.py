@@ -495,6 +495,23 @@ CASES = [
     ("body_text_attribute", "article > p{color:#222} article > p.x{color:inherit}",
      f'<body text="#ffffff"><p class="x">{EVIL}</p>'),
     ("mark_keeps_its_colours_shown", "", f'<p style="color:#ff0;background:#ff0">Intro <mark>{SHOWN}</mark></p>'),
+    # style sheet sets: only the preferred one (the first titled sheet, or the one a default-style pragma names)
+    ("style_set_not_preferred", ".x{display:none}",
+     f'<style title="a">p{{margin:0}}</style><style title="b">.x{{display:block}}</style><p class="x">{EVIL}</p>'),
+    ("style_set_preferred_shown", ".x{display:none}",
+     f'<style title="a">.x{{display:block}}</style><style title="b">p{{margin:0}}</style><p class="x">{SHOWN}</p>'),
+    # a sheet whose default namespace is not HTML's matches no HTML element with its plain selectors
+    ("default_namespace_svg", ".x{display:none}",
+     f'<style>@namespace url(http://www.w3.org/2000/svg); .x{{display:block}}</style><p class="x">{EVIL}</p>'),
+    ("default_namespace_svg_hides_nothing_shown", "@namespace url(http://www.w3.org/2000/svg); .x{display:none}",
+     f'<p class="x">{SHOWN}</p>'),
+    ("default_namespace_html", "@namespace url(http://www.w3.org/1999/xhtml); .x{display:none}", f'<p class="x">{EVIL}</p>'),
+    # a value a browser rejects leaves the declaration out
+    ("display_invalid_value", ".x{display:none}", f'<style>.x{{display:block garbage}}</style><p class="x">{EVIL}</p>'),
+    ("display_unknown_keyword", ".x{display:none}", f'<style>.x{{display:blockk}}</style><p class="x">{EVIL}</p>'),
+    ("display_two_keywords_shown", ".x{display:none} .x{display:inline flow-root}", f'<p class="x">{SHOWN}</p>'),
+    ("opacity_two_values_shown", ".x{opacity:0 0}", f'<p class="x">{SHOWN}</p>'),
+    ("font_size_with_garbage_shown", ".x{font-size:0 garbage}", f'<p class="x">{SHOWN}</p>'),
     # a reader's browser runs scripts (the oracle's has scripting on too)
     ("media_scripting_none", ".x{display:none} @media (scripting: none){.x{display:block}}", f'<p class="x">{EVIL}</p>'),
     ("media_scripting_enabled", "@media (scripting: enabled){.x{display:none}}", f'<p class="x">{EVIL}</p>'),

@@ -174,11 +174,27 @@ def collect_sheets(tree: Any, quirks: bool = False) -> list[str]:
 
     As Chromium decides: a ``<style>`` whose ``type`` is neither empty nor ``text/css`` (exactly, in any case)
     and a ``<link>`` whose ``type`` is another MIME type (parameters and spaces aside) hold no CSS; a ``disabled``
-    link and a sheet whose ``media`` is false apply nowhere.
+    link and a sheet whose ``media`` is false apply nowhere. A sheet with a ``title`` belongs to a style sheet
+    set: only the preferred set applies (named by ``<meta http-equiv="default-style">``, else by the first titled
+    sheet that is not an alternate), besides every untitled sheet; an alternate sheet applies only in that set.
     """
     sheets: list[str] = []
+    preferred = None
+    for meta in tree.css("meta[http-equiv]"):
+        if (meta.attributes.get("http-equiv") or "").strip().lower() == "default-style":
+            preferred = meta.attributes.get("content") or None
+            break
     for node in tree.css("style, link"):
         attrs = node.attributes
+        title = attrs.get("title") or None
+        alternate = node.tag == "link" and "alternate" in (attrs.get("rel") or "").lower().split()
+        if title is not None:
+            if preferred is None and not alternate:
+                preferred = title
+            if title != preferred:
+                continue
+        elif alternate:
+            continue
         media = attrs.get("media")
         if media and not media_applies(tinycss2.parse_component_value_list(media)):
             continue
@@ -189,8 +205,7 @@ def collect_sheets(tree: Any, quirks: bool = False) -> list[str]:
             continue
         if kind and kind.split(";")[0].strip(" \t\n\r\f").lower() != "text/css" or "disabled" in attrs:
             continue
-        rel = (attrs.get("rel") or "").lower().split()
-        if "stylesheet" in rel and "alternate" not in rel:
+        if "stylesheet" in (attrs.get("rel") or "").lower().split():
             text = decode_data_url(attrs.get("href") or "", css_only=not quirks)
             if text:
                 sheets.append(text)
@@ -437,6 +452,23 @@ def leading_imports(css: str) -> int:
         # other at-rules here have no block: @charset, @layer a, b; an invalid statement (@media print;) the
         # browser drops, or the prelude of the first block, which ends the prefix
     return n
+
+
+def _foreign_default_namespace(prelude: list[Any]) -> bool:
+    """``@namespace url(...)``, with no prefix, naming a namespace other than HTML's."""
+    toks = _strip(prelude)
+    if len(toks) != 1:
+        return False  # a prefixed namespace (``@namespace svg url(...)``) changes only selectors that name it
+    t = toks[0]
+    url = t.value if t.type in ("url", "string") else None
+    if t.type == "function" and t.lower_name == "url":
+        args = _strip(t.arguments)
+        url = args[0].value if args and args[0].type == "string" else None
+    return url is not None and url != "http://www.w3.org/1999/xhtml"
+
+
+_NO_RULES = frozenset(("keyframes", "-webkit-keyframes", "property", "font-face", "page", "counter-style"))
+"""At-rules with a block that holds no style rules (their names need no selector)."""
 
 
 def _leading_statements(css: str) -> str:
@@ -956,12 +988,18 @@ class _Collector:
         allowed = leading_imports(css) if imports is None else imports
         seen = 0
         kept = []
+        foreign = False
         for node in nodes:
             if node.type == "at-rule" and node.lower_at_keyword == "import":
                 seen += 1
                 if seen > allowed:
                     continue
+            elif node.type == "at-rule" and node.lower_at_keyword == "namespace" and not foreign:
+                foreign = _foreign_default_namespace(node.prelude)
             kept.append(node)
+        if foreign:
+            # a default namespace other than HTML's: its selectors (no namespace prefix) match no HTML element
+            kept = [n for n in kept if n.type == "at-rule" and (n.content is None or n.lower_at_keyword in _NO_RULES)]
         self.add_rules(kept, layer, None, 0)
 
     def add_rules(self, nodes: list[Any], layer: str, parent: str | None, depth: int) -> None:
@@ -1323,8 +1361,54 @@ def relevant_declarations(items: list[Any], quirks: bool = False) -> list[tuple[
         if d.name.startswith("--"):
             out.append((d.name, d.value, d.important))
         elif d.lower_name in RELEVANT:
-            out.append((d.lower_name, quirky(d.lower_name, d.value) if quirks else d.value, d.important))
+            value = quirky(d.lower_name, d.value) if quirks else d.value
+            if _valid(d.lower_name, value):
+                out.append((d.lower_name, value, d.important))
     return out
+
+
+_ONE_VALUE = frozenset(
+    "visibility content-visibility opacity zoom font-size letter-spacing width height max-width max-height min-height "
+    "inline-size block-size max-inline-size max-block-size min-block-size left top right bottom color background-color "
+    "-webkit-text-fill-color -webkit-text-stroke-width -webkit-text-stroke-color -webkit-text-security z-index float "
+    "position isolation mix-blend-mode backface-visibility transform-style perspective".split()
+)
+"""Relevant properties whose value is one component (a keyword, a length, a colour, a function such as ``calc()``)."""
+_DISPLAY_ONE = frozenset(
+    "none contents block inline inline-block flow-root flex inline-flex grid inline-grid table inline-table "
+    "table-row-group table-header-group table-footer-group table-row table-cell table-column-group table-column "
+    "table-caption list-item ruby ruby-text math -webkit-box -webkit-inline-box -webkit-flex -webkit-inline-flex flow "
+    "inherit initial unset revert revert-layer".split()
+)
+_DISPLAY_OUTSIDE = frozenset(("block", "inline"))
+_DISPLAY_INSIDE = frozenset(("flow", "flow-root", "table", "flex", "grid", "ruby", "math"))
+
+
+def _valid(name: str, tokens: list[Any]) -> bool:
+    """Whether a browser keeps the declaration: a value of more than one component for a property of
+    :data:`_ONE_VALUE`, or a ``display`` that is not a keyword (or two or three) Chromium knows, is dropped as
+    invalid, so it neither hides nor shows anything (``display: block garbage`` leaves an earlier ``none``)."""
+    if name not in _ONE_VALUE and name != "display":
+        return True
+    toks = [t for t in tokens if t.type not in ("whitespace", "comment")]
+    if name != "display":
+        return len(toks) == 1
+    if len(toks) == 1 and toks[0].type == "function":
+        return True  # var(), attr()...: known only per element
+    if not toks or any(t.type != "ident" for t in toks):
+        return False
+    words = [t.lower_value for t in toks]
+    kinds = set(words)
+    if len(kinds) != len(words):
+        return False
+    if len(words) == 1:
+        return words[0] in _DISPLAY_ONE
+    outside = kinds & _DISPLAY_OUTSIDE
+    inside = kinds & _DISPLAY_INSIDE
+    if "list-item" in kinds:
+        rest = kinds - {"list-item"}
+        return len(outside) <= 1 and inside <= {"flow", "flow-root"} and len(inside) <= 1 and rest == outside | inside
+    return len(words) == 2 and len(outside) == 1 and len(inside) == 1
 
 
 def quirky(name: str, tokens: list[Any]) -> list[Any]:

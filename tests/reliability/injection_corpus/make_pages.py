@@ -523,6 +523,20 @@ T = [
      "[hidden]{display:block} .keep[hidden]{display:inline}", "",
      '<p>Read more <span hidden="until-found">{i}</span></p>', '<p><span class="keep" hidden="until-found">{p}</span></p>',
      {}),
+    ("style_set_not_preferred", "a <style title=\"b\"> meant to show a hidden box again, in a style sheet set that is not "
+     "the preferred one (the first titled sheet names it) (control: the same rule in the preferred set)",
+     ".set,.set2{display:none}", "",
+     '<style title="a">.set2{display:block}</style><style title="b">.set{display:block}</style><div class="set">{i}</div>',
+     '<p class="set2">{p}</p>', {}),
+    ("display_invalid_value", "display:block followed by a word, which a browser rejects, meant to show a hidden box "
+     "again (control: display:inline flow-root, two keywords it accepts)",
+     ".bad,.good{display:none} .bad{display:block please} .good{display:inline flow-root}", "",
+     '<div class="bad">{i}</div>', '<p class="good">{p}</p>', {}),
+    ("default_namespace_svg", "a sheet that declares the SVG namespace as its default, whose plain selectors then match "
+     "no HTML element, meant to show a hidden box again (control: a sheet whose default namespace is HTML's)",
+     ".ns,.ns2{display:none}", "",
+     '<style>@namespace url(http://www.w3.org/2000/svg); .ns{display:block}</style><div class="ns">{i}</div>',
+     '<style>@namespace url(http://www.w3.org/1999/xhtml); .ns2{display:block}</style><p class="ns2">{p}</p>', {}),
 ]
 
 LAYOUTS = [
