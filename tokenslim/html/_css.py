@@ -156,7 +156,7 @@ def decode_data_url(href: str, css_only: bool = False) -> str | None:
     if not href[:5].lower() == "data:" or "," not in href:
         return None
     meta, _, payload = href[5:].partition(",")
-    if css_only and meta.split(";")[0].strip(" \t\n\r\f").lower() != "text/css":
+    if css_only and _mime(meta) != "text/css":
         return None
     try:
         if meta.lower().rstrip().endswith(";base64"):
@@ -203,7 +203,7 @@ def collect_sheets(tree: Any, quirks: bool = False) -> list[str]:
             if not kind or kind.lower() == "text/css":
                 sheets.append(node.text(deep=True))
             continue
-        if kind and kind.split(";")[0].strip(" \t\n\r\f").lower() != "text/css" or "disabled" in attrs:
+        if kind and _mime(kind) != "text/css" or "disabled" in attrs:
             continue
         if "stylesheet" in (attrs.get("rel") or "").lower().split():
             text = decode_data_url(attrs.get("href") or "", css_only=not quirks)
@@ -459,12 +459,23 @@ def _foreign_default_namespace(prelude: list[Any]) -> bool:
     toks = _strip(prelude)
     if len(toks) != 1:
         return False  # a prefixed namespace (``@namespace svg url(...)``) changes only selectors that name it
-    t = toks[0]
-    url = t.value if t.type in ("url", "string") else None
+    url = _url(toks[0])
+    return url is not None and url != "http://www.w3.org/1999/xhtml"
+
+
+def _url(t: Any) -> str | None:
+    """The URL a token holds: ``url(x)``, ``url("x")`` or a string."""
+    if t.type in ("url", "string"):
+        return str(t.value)
     if t.type == "function" and t.lower_name == "url":
         args = _strip(t.arguments)
-        url = args[0].value if args and args[0].type == "string" else None
-    return url is not None and url != "http://www.w3.org/1999/xhtml"
+        return str(args[0].value) if args and args[0].type == "string" else None
+    return None
+
+
+def _mime(text: str) -> str:
+    """A MIME type's essence, lower-cased: ``" Text/CSS; charset=utf-8"`` is ``text/css``."""
+    return text.split(";")[0].strip(" \t\n\r\f").lower()
 
 
 _NO_RULES = frozenset(("keyframes", "-webkit-keyframes", "property", "font-face", "page", "counter-style"))
@@ -1140,11 +1151,7 @@ class _Collector:
         toks = _strip(prelude)
         if not toks:
             return
-        first = toks[0]
-        url = first.value if first.type in ("url", "string") else None
-        if first.type == "function" and first.lower_name == "url":
-            args = _strip(first.arguments)
-            url = args[0].value if args and args[0].type == "string" else None
+        url = _url(toks[0])
         rest = toks[1:]
         into = layer
         if rest and ((rest[0].type == "ident" and rest[0].lower_value == "layer")
