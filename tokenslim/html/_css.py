@@ -1240,6 +1240,9 @@ def build_cascade(
     n_elements = page.count("<") if tags is None else tags
     asked = [0]  # pruning's own lexbor visits: capped like matching, never a reason to refuse the page
     answered: dict[str, bool | None] = {}  # sheets repeat selector lists (one rule per media query...)
+    # The elements a one-selector list matched while pruning: the cascade below asks lexbor the same
+    # selector (as tinycss2 writes it back, most often the same text) and reuses them.
+    matched: dict[str, list[Any]] = {}
 
     def matches(prelude: str) -> bool | None:
         """Whether a selector list matches any element (``None``: unknown or not worth asking)."""
@@ -1248,8 +1251,15 @@ def build_cascade(
         if asked[0] > MAX_MATCH_VISITS or _STRUCTURAL.search(prelude) or "&" in prelude:
             return None
         asked[0] += n_elements
+        found: bool | None
         try:
-            found: bool | None = tree.css_first(prelude) is not None
+            if "," in prelude:
+                found = tree.css_first(prelude) is not None
+            else:
+                nodes = tree.css(prelude)
+                found = bool(nodes)
+                if found:
+                    matched[prelude] = nodes
         except Exception:  # noqa: BLE001 - a selector lexbor cannot parse: left to the full parse
             found = None
         answered[prelude] = found
@@ -1278,10 +1288,12 @@ def build_cascade(
         if visits[0] > MAX_MATCH_VISITS:
             out.over_budget = True
             break
-        try:
-            nodes = tree.css(rule.selector)
-        except Exception:  # noqa: BLE001 - a selector lexbor cannot parse matches nothing (see docs/security.md)
-            continue
+        nodes = matched.get(rule.selector)
+        if nodes is None:
+            try:
+                nodes = tree.css(rule.selector)
+            except Exception:  # noqa: BLE001 - a selector lexbor cannot parse matches nothing (see docs/security.md)
+                continue
         if not nodes:
             continue
         n_matches += len(nodes)
