@@ -55,3 +55,4 @@ def test_the_wheel_ships_the_relevance_model(tmp_path):
     assert "tokenslim/_internal/structured/table_model.json" in names  # ReduceStructured's learned table decisions
     # the HTML extractor's browser facts: @supports property names and the doctypes that mean quirks mode
     assert "tokenslim/html/css_properties.txt" in names and "tokenslim/html/quirks_doctypes.txt" in names
+    assert "tokenslim/html/css_pseudos.txt" in names

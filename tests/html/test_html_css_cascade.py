@@ -515,6 +515,41 @@ CASES = [
     # a reader's browser runs scripts (the oracle's has scripting on too)
     ("media_scripting_none", ".x{display:none} @media (scripting: none){.x{display:block}}", f'<p class="x">{EVIL}</p>'),
     ("media_scripting_enabled", "@media (scripting: enabled){.x{display:none}}", f'<p class="x">{EVIL}</p>'),
+    # a selector list with one selector Chromium refuses is invalid whole (tokenslim/html/css_pseudos.txt)
+    ("list_unknown_pseudo_shows", ".x{display:none} .x:frobnicate, .x{display:block}", f'<p class="x">{EVIL}</p>'),
+    ("list_moz_pseudo_shows", ".x{display:none} .x:-moz-focusring, .x{display:block}", f'<p class="x">{EVIL}</p>'),
+    ("list_moz_element_shows", ".x{display:none} .x::-moz-selection, .x{display:block}", f'<p class="x">{EVIL}</p>'),
+    ("list_bad_syntax_shows", ".x{display:none} .x >> .y, .x{display:block}", f'<p class="x">{EVIL}</p>'),
+    ("list_bad_nth_shows", ".x{display:none} .x:nth-child(foo), .x{display:block}", f'<p class="x">{EVIL}</p>'),
+    ("list_trailing_comma_shows", ".x{display:none} .x, {display:block}", f'<p class="x">{EVIL}</p>'),
+    ("list_not_unknown_inside_shows", ".x{display:none} .x:not(:frobnicate), .x{display:block}", f'<p class="x">{EVIL}</p>'),
+    ("unknown_pseudo_alone_shows", ".x{display:none} .x:not(:blank){display:block}", f'<p class="x">{EVIL}</p>'),
+    ("nested_under_invalid_list_shows", ".x{display:none} body:-moz-any(p), body { .x{display:block} }", f'<p class="x">{EVIL}</p>'),
+    ("pruned_list_moz_absent_shows", ".x{display:none} .pad0 { color: #000; margin: 0px } .pad1 { color: #001; margin: 1px } .pad2 { color: #002; margin: 2px } .pad3 { color: #003; margin: 3px } .pad4 { color: #004; margin: 4px } .pad5 { color: #005; margin: 5px } .pad6 { color: #006; margin: 6px } .pad7 { color: #007; margin: 7px } .pad8 { color: #008; margin: 8px } .pad9 { color: #009; margin: 9px } .pad10 { color: #010; margin: 10px } .pad11 { color: #011; margin: 11px } .pad12 { color: #012; margin: 12px } .pad13 { color: #013; margin: 13px } .pad14 { color: #014; margin: 14px } .pad15 { color: #015; margin: 15px } .pad16 { color: #016; margin: 16px } .pad17 { color: #017; margin: 17px } .pad18 { color: #018; margin: 18px } .pad19 { color: #019; margin: 19px } .nope:-moz-focusring, .x{display:block}", f'<p class="x">{EVIL}</p>'),
+    ("pruned_list_syntax_absent_shows", ".x{display:none} .pad0 { color: #000; margin: 0px } .pad1 { color: #001; margin: 1px } .pad2 { color: #002; margin: 2px } .pad3 { color: #003; margin: 3px } .pad4 { color: #004; margin: 4px } .pad5 { color: #005; margin: 5px } .pad6 { color: #006; margin: 6px } .pad7 { color: #007; margin: 7px } .pad8 { color: #008; margin: 8px } .pad9 { color: #009; margin: 9px } .pad10 { color: #010; margin: 10px } .pad11 { color: #011; margin: 11px } .pad12 { color: #012; margin: 12px } .pad13 { color: #013; margin: 13px } .pad14 { color: #014; margin: 14px } .pad15 { color: #015; margin: 15px } .pad16 { color: #016; margin: 16px } .pad17 { color: #017; margin: 17px } .pad18 { color: #018; margin: 18px } .pad19 { color: #019; margin: 19px } .nope >> .y, .x{display:block}", f'<p class="x">{EVIL}</p>'),
+    ("list_unknown_pseudo_hides_nothing", ".nope:frobnicate, .x{display:none}", f'<p class="x">{SHOWN}</p>'),
+    ("pruned_list_moz_hides_nothing", ".pad0 { color: #000; margin: 0px } .pad1 { color: #001; margin: 1px } .pad2 { color: #002; margin: 2px } .pad3 { color: #003; margin: 3px } .pad4 { color: #004; margin: 4px } .pad5 { color: #005; margin: 5px } .pad6 { color: #006; margin: 6px } .pad7 { color: #007; margin: 7px } .pad8 { color: #008; margin: 8px } .pad9 { color: #009; margin: 9px } .pad10 { color: #010; margin: 10px } .pad11 { color: #011; margin: 11px } .pad12 { color: #012; margin: 12px } .pad13 { color: #013; margin: 13px } .pad14 { color: #014; margin: 14px } .pad15 { color: #015; margin: 15px } .pad16 { color: #016; margin: 16px } .pad17 { color: #017; margin: 17px } .pad18 { color: #018; margin: 18px } .pad19 { color: #019; margin: 19px } .nope:-moz-focusring, .x{display:none}", f'<p class="x">{SHOWN}</p>'),
+    ("list_webkit_element_valid", ".nope::-webkit-scrollbar, .x{display:none}", f'<p class="x">{EVIL}</p>'),
+    ("list_webkit_any_valid", ":-webkit-any(.x), .nope{display:none}", f'<p class="x">{EVIL}</p>'),
+    ("list_where_forgives", ":where(.x, :frobnicate), .nope{display:none}", f'<p class="x">{EVIL}</p>'),
+    ("list_is_forgives_shown", ".x{display:none} :is(.x:frobnicate, .x){display:block}", f'<p class="x">{SHOWN}</p>'),
+    ("list_nested_relative_valid", "body { > article .x, .nope {display:none} }", f'<p class="x">{EVIL}</p>'),
+    ("list_legacy_before_valid", ".x:before, .x{display:none}", f'<p class="x">{EVIL}</p>'),
+    # nested rules: any descendant of the parent (lexbor reads :is(.a) .x as a child of .a only), and the
+    # parent's specificity added (CSS Nesting)
+    ("nested_descendant", ".a{.x{display:none}}", f'<div class="a"><div><p class="x">{EVIL}</p></div></div>'),
+    ("nested_list_descendant", ".a, .b{.x{display:none}}", f'<div class="b"><div><p class="x">{EVIL}</p></div></div>'),
+    ("nested_amp_descendant", ".a{& .x{display:none}}", f'<div class="a"><div><p class="x">{EVIL}</p></div></div>'),
+    ("nested_under_body_shown", ".x{display:none} body{.x{display:block}}", f'<p class="x">{SHOWN}</p>'),
+    ("nested_specificity_shown", ".a .x{display:none} .a{.x{display:block}}",
+     f'<div class="a"><div><p class="x">{SHOWN}</p></div></div>'),
+    ("nested_child_combinator_shown", ".a{> .x{display:none}}", f'<div class="a"><div><p class="x">{SHOWN}</p></div></div>'),
+    # a compound that is only :is(), :where() or :has(), then a descendant (lexbor reads it as a child)
+    ("is_compound_descendant", ":is(.a) .x{display:none}", f'<div class="a"><div><p class="x">{EVIL}</p></div></div>'),
+    ("where_list_descendant", ":where(.a, .b) .x{display:none}", f'<div class="b"><div><p class="x">{EVIL}</p></div></div>'),
+    ("has_compound_descendant", ":has(> div > .x) .x{display:none}",
+     f'<div class="a"><div><p class="x">{EVIL}</p></div></div>'),
+    ("scope_descendant", "@scope (.a) { .x {display:none} }", f'<div class="a"><div><p class="x">{EVIL}</p></div></div>'),
 ]
 
 

@@ -32,6 +32,7 @@ import base64
 import functools
 import operator
 import re
+import threading
 import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -143,6 +144,8 @@ class _Rule:
     decls: list[tuple[str, list[Any], bool]]
     layer: int  # index in layer order; -1 unlayered
     order: int
+    group: int = -1  # the selector list it came from, when that list holds several selectors
+    judged: bool = False  # lexbor's refusal of this selector is Chromium's: its whole list is then invalid
 
 
 # ---------------------------------------------------------------- collecting sheets
@@ -294,6 +297,9 @@ def prune(css: str, present: frozenset[str], matches: Callable[[str], bool | Non
                         elif unmatched:
                             if unmatched[0] == (0, body - 1 - pre):
                                 drop = True
+                            elif _rejected_plain(css[pre : body - 1],
+                                                 nested=any(css[a[0] : a[1]].lstrip()[:1] != "@" for a in stack)):
+                                drop = True  # applies nowhere; cutting its bad selector would make the rest apply
                             else:
                                 selector_cuts = [(pre + a, pre + b) for a, b in unmatched]
                                 prelude = drop_spans(css[pre : body - 1], unmatched).strip()
@@ -866,11 +872,14 @@ def _first_line_base(part: list[Any]) -> list[Any] | None:
 
 
 def _selector_texts(prelude: list[Any], parent: str | None, host: bool = False,
-                    undefined: Callable[[], str] | None = None) -> list[tuple[str, tuple[int, int, int], bool]]:
+                    undefined: Callable[[], str] | None = None) -> list[tuple[str, tuple[int, int, int], bool, bool]]:
     """The complex selectors of a rule, nested ones rewritten with ``:is(parent)``: ``(text,
-    specificity, first_line)``, where a ``::first-line`` selector is its originating element's."""
-    out: list[tuple[str, tuple[int, int, int], bool]] = []
-    for part in _split_commas(prelude):
+    specificity, first_line, judged)``, where a ``::first-line`` selector is its originating element's, and
+    ``judged`` says that lexbor refuses the selector only where Chromium does too (a top-level selector as
+    written, without ``&``, whose pseudo-classes lexbor knows: :func:`_chromium_pseudos`)."""
+    out: list[tuple[str, tuple[int, int, int], bool, bool]] = []
+    parts = _split_commas(prelude)
+    for part in parts:
         toks = _strip(part)
         if not toks:
             continue
@@ -882,15 +891,205 @@ def _selector_texts(prelude: list[Any], parent: str | None, host: bool = False,
                 continue
             part, first_line, spec = base, True, (spec[0], spec[1], spec[2] + 1)
         text = tinycss2.serialize(part)
+        judged = len(parts) > 1 and parent is None and not first_line and "&" not in text
+        if judged and ":" in text:
+            forms: set[str] = set()
+            judged = _pseudo_forms(part, forms) and forms <= _chromium_pseudos()[2]
         if _REWRITTEN.search(text):
             text = _serialize_selector(part, parent, host, undefined)
+            judged = False
+        if "-webkit-any(" in text.lower():
+            text = _WEBKIT_ANY.sub(":is(", text)  # Chromium's old name for :is(), which lexbor does not know
+            judged = False
         text = _NON_ASCII.sub(_escape_char, text.strip())
         if parent is not None:
-            text = text.replace("&", f":is({parent})") if "&" in text else f":is({parent}) {text}"
-        out.append((text, spec, first_line))
+            text, spec = _nest(text, spec, parent)
+        out.append((lexbor_query(text), spec, first_line, judged))
     return out
 
 
+_BARE_IS = re.compile(r"(^|[\s>+~(,])(:(?:is|where|has|matches)\()", re.I)
+
+
+def lexbor_query(selector: str) -> str:
+    """``selector`` as lexbor matches it the way a browser does: a compound that is only ``:is()``, ``:where()``
+    or ``:has()`` gets a ``*`` before it (the same selector), since lexbor reads ``:is(.a) .x`` as if ``.x``
+    had to be a child of ``.a``, not any descendant (and ``*:is(.a) .x`` right)."""
+    return _BARE_IS.sub(r"\1*\2", selector) if ":" in selector else selector
+
+
+def _nest(text: str, spec: tuple[int, int, int], parent: str) -> tuple[str, tuple[int, int, int]]:
+    """A nested rule's selector ``text`` under its ``parent`` selector list (``&``, or the start, read as
+    ``:is(parent)``), and its specificity: the parent's highest added (CSS Nesting)."""
+    parts = _blank_brackets(parent, keep_length=True)
+    specs = [s for s in (specificity(_strip(tinycss2.parse_component_value_list(p))) for p in _split_text(parent, parts))
+             if s is not None] if parts is not None else []
+    if specs:
+        best = max(specs)
+        spec = (spec[0] + best[0], spec[1] + best[1], spec[2] + best[2])
+    return (text.replace("&", f":is({parent})") if "&" in text else f":is({parent}) {text}"), spec
+
+
+def _split_text(text: str, masked: str) -> list[str]:
+    """``text`` cut at the commas of ``masked`` (the same text with brackets blanked: its top-level commas)."""
+    out, start = [], 0
+    for m in _COMMA.finditer(masked):
+        out.append(text[start : m.start()])
+        start = m.end()
+    out.append(text[start:])
+    return out
+
+
+@functools.cache
+def _chromium_pseudos() -> tuple[frozenset[str], bool, frozenset[str]]:
+    """What ``css_pseudos.txt`` (measured by ``scripts/build_css_pseudos.py``) says Chromium accepts: the pseudo
+    forms (``:hover``, ``::before``, ``:not(`` for a functional one), whether it takes any ``::-webkit-``
+    pseudo-element, and the forms lexbor parses alike (probed here on the file's accepted form), whose selectors'
+    syntax lexbor can judge for Chromium."""
+    from selectolax.lexbor import LexborHTMLParser
+
+    text = (Path(__file__).parent / "css_pseudos.txt").read_text(encoding="utf-8")
+    lines = [line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")]
+    webkit = "::-webkit-*" in lines
+    probe = LexborHTMLParser("<p>")
+    known: set[str] = set()
+    lexbor_too: set[str] = set()
+    for line in lines:
+        if line == "::-webkit-*":
+            continue
+        form = line.split("(")[0] + ("(" if "(" in line else "")
+        known.add(form)
+        if form in (":is(", ":where("):
+            continue  # forgiving lists: lexbor refuses what Chromium forgives
+        try:
+            probe.css_first(".a" + line)
+        except Exception:  # noqa: BLE001 - lexbor refuses the form: its verdict on such selectors says nothing
+            continue
+        lexbor_too.add(form)
+    return frozenset(known), webkit, frozenset(lexbor_too)
+
+
+def _pseudo_forms(tokens: list[Any], out: set[str], depth: int = 0) -> bool:
+    """Add the pseudo-class and pseudo-element forms of a selector's ``tokens`` (``:hover``, ``::before``,
+    ``:not(``) to ``out``, those inside the arguments of an unforgiving function (``:not()``, ``:has()``...) too;
+    ``False`` when a colon starts no form (``a:``, ``a: hover``, ``a:::b``) or nesting passes 16."""
+    i, n = 0, len(tokens)
+    while i < n:
+        t = tokens[i]
+        if t.type == "literal" and t.value == ":":
+            colons = ":"
+            if i + 1 < n and tokens[i + 1].type == "literal" and tokens[i + 1].value == ":":
+                colons, i = "::", i + 1
+            nxt = tokens[i + 1] if i + 1 < n else None
+            if nxt is None or nxt.type not in ("ident", "function"):
+                return False
+            if nxt.type == "ident":
+                out.add(colons + nxt.lower_value)
+            else:
+                out.add(f"{colons}{nxt.lower_name}(")
+                if nxt.lower_name not in ("is", "where") and not (
+                        depth < 16 and _pseudo_forms(nxt.arguments, out, depth + 1)):
+                    return False
+            i += 2
+            continue
+        i += 1
+    return True
+
+
+def _lexbor_parses(selector: str) -> bool:
+    """Whether lexbor parses ``selector`` (on a one-element document, so the match costs nothing)."""
+    from selectolax.lexbor import LexborHTMLParser
+
+    probe = getattr(_SYNTAX, "probe", None)
+    if probe is None:
+        probe = _SYNTAX.probe = LexborHTMLParser("<p>")
+    try:
+        probe.css_first(selector)
+    except Exception:  # noqa: BLE001 - any refusal is the answer
+        return False
+    return True
+
+
+def _rejected_plain(prelude: str, nested: bool) -> bool:
+    """:func:`rejected_selector_list` with ``syntax`` for a selector list as written in a sheet, when it holds no
+    quotes, comments, escapes or non-ASCII characters (as the lists pruning cuts selectors from): read on the
+    text, without tokenizing it; ``:is()``, ``:where()`` and deep brackets go to the token reading."""
+    low = prelude.lower()
+    masked = _blank_brackets(prelude, keep_length=True)
+    if masked is None or ":is(" in low or ":where(" in low:
+        return rejected_selector_list(tinycss2.parse_component_value_list(prelude), nested)
+    parts = masked.split(",")
+    if any(not part.strip() for part in parts):
+        return True
+    known, webkit, lexbor_too = _chromium_pseudos()
+    forms: set[str] = set()
+    colons = 0
+    for m in _PSEUDO.finditer(low):
+        form = m.group(1) + m.group(2) + ("(" if m.group(3) else "")
+        colons += len(m.group(1))
+        if form not in known and not (webkit and form.startswith("::-webkit-") and not m.group(3)):
+            return True
+        forms.add(form)
+    if colons != low.count(":"):
+        return True  # a colon that starts no pseudo-class (``a:``, ``a: hover``)
+    if len(parts) > 1 and not nested and "&" not in prelude and forms <= lexbor_too:
+        return not _lexbor_parses(prelude.strip())
+    return False
+
+
+_PSEUDO = re.compile(r"(::?)(-?[a-z_][\w-]*)(\()?")
+_SYNTAX = threading.local()  # one probe document per thread (a lexbor parser is not thread-safe)
+
+
+def rejected_selector_list(tokens: list[Any], nested: bool = False, syntax: bool = True) -> bool:
+    """Whether Chromium drops a style rule with this selector list (a prelude's tokens) as invalid. One bad
+    selector invalidates the whole list (Selectors 4, "invalid selector"), so ``.x:-moz-focusring, .x {display:
+    block}`` applies to nothing: an empty selector, a colon that starts no pseudo-class, a pseudo-class or
+    pseudo-element Chromium does not know (:func:`_chromium_pseudos`; inside ``:is()`` and ``:where()``, which
+    forgive, nothing counts), or, with ``syntax``, in a list of several outside nesting, a selector whose
+    pseudo-classes lexbor knows too and which lexbor cannot parse (``.x >> .y``, ``:nth-child(foo)``, ``[1a]``).
+    A selector that uses ``&`` or a form lexbor does not know is judged by its names alone, as is a nested rule's
+    (``> .y`` is valid there). The cascade passes ``syntax=False``: it learns lexbor's verdict when it matches
+    each selector (:attr:`_Rule.judged`), and pruning, which cuts selectors from a list, asks for it here."""
+    marks = [t.value for t in tokens if t.type == "literal" and t.value in ",:&"]
+    if not marks:
+        return False  # one selector, no pseudo-class: lexbor judges it when the cascade matches it
+    if ":" not in marks and not syntax:  # names are not in question: only an empty selector is
+        empty = True
+        for t in tokens:
+            if t.type == "literal" and t.value == ",":
+                if empty:
+                    return True
+                empty = True
+            elif t.type not in ("whitespace", "comment"):
+                empty = False
+        return empty
+    known, webkit, lexbor_too = _chromium_pseudos()
+    parts = _split_commas(tokens) if "," in marks else [tokens]
+    several = len(parts) > 1 and not nested
+    unjudged: list[list[Any]] = []  # selectors lexbor's verdict says nothing about
+    for part in parts:
+        toks = [t for t in part if t.type != "comment"]
+        if all(t.type == "whitespace" for t in toks):
+            return True
+        forms: set[str] = set()
+        if ":" in marks:
+            if not _pseudo_forms(toks, forms):
+                return True
+            for form in forms:
+                if form not in known and not (webkit and form.startswith("::-webkit-") and not form.endswith("(")):
+                    return True
+        if several and (not forms <= lexbor_too or any(t.type == "literal" and t.value == "&" for t in toks)):
+            unjudged.append(part)
+    if not several or not syntax:
+        return False
+    if not unjudged:  # one parse of the whole list: lexbor refuses it when it refuses one of its selectors
+        return not _lexbor_parses(_NON_ASCII.sub(_escape_char, tinycss2.serialize(tokens).strip()))
+    judged = [p for p in parts if not any(p is u for u in unjudged)]
+    return any(not _lexbor_parses(_NON_ASCII.sub(_escape_char, tinycss2.serialize(p).strip())) for p in judged)
+
+
+_WEBKIT_ANY = re.compile(r":-webkit-any\(", re.I)
 _REWRITTEN = re.compile(r":(?:lang|dir|scope|host|defined)\b", re.I)
 """Pseudo-classes :func:`_serialize_selector` rewrites (a selector without them is serialized as it is)."""
 
@@ -971,6 +1170,7 @@ class _Collector:
         self.rules: list[_Rule] = []
         self.layers = _LayerOrder()
         self.order = 0
+        self.groups = 0  # selector lists of several selectors seen (their rules' _Rule.group)
         self.initial: dict[str, list[Any]] = {}
         self.keyframes: dict[str, dict[float, list[tuple[str, list[Any], bool]]]] = {}
 
@@ -1025,6 +1225,8 @@ class _Collector:
                 self.add_at_rule(node, layer, parent, depth)
 
     def add_style_rule(self, node: Any, layer: str, parent: str | None, depth: int) -> None:
+        if rejected_selector_list(node.prelude, nested=parent is not None, syntax=False):
+            return  # Chromium drops the rule, its nested rules included
         selectors = _selector_texts(node.prelude, parent, self.host, self.undefined)
         if not selectors or node.content is None:
             return
@@ -1033,7 +1235,11 @@ class _Collector:
         layer_index = self.layers.index(layer) if layer else -1
         if decls:
             first_line: list[tuple[str, list[Any], bool]] | None = None
-            for text, spec, on_first_line in selectors:
+            group = -1
+            if len(selectors) > 1 and any(judged for *_, judged in selectors):
+                self.groups += 1
+                group = self.groups
+            for text, spec, on_first_line, judged in selectors:
                 self.order += 1
                 if on_first_line:
                     if first_line is None:
@@ -1041,12 +1247,12 @@ class _Collector:
                         if first_line:
                             first_line.append((FIRST_LINE, [], False))
                     if first_line:
-                        self.rules.append(_Rule(text, spec, first_line, layer_index, self.order))
+                        self.rules.append(_Rule(text, spec, first_line, layer_index, self.order, group, judged))
                 else:
-                    self.rules.append(_Rule(text, spec, decls, layer_index, self.order))
+                    self.rules.append(_Rule(text, spec, decls, layer_index, self.order, group, judged))
         nested = [x for x in items if x.type in ("qualified-rule", "at-rule")]
         if nested:
-            joined = ", ".join(t for t, _, on_first_line in selectors if not on_first_line)
+            joined = ", ".join(t for t, _, on_first_line, _ in selectors if not on_first_line)
             if joined:
                 self.add_rules(nested, layer, joined, depth + 1)
 
@@ -1253,13 +1459,14 @@ def build_cascade(
         asked[0] += n_elements
         found: bool | None
         try:
+            query = lexbor_query(prelude)
             if "," in prelude:
-                found = tree.css_first(prelude) is not None
+                found = tree.css_first(query) is not None
             else:
-                nodes = tree.css(prelude)
+                nodes = tree.css(query)
                 found = bool(nodes)
                 if found:
-                    matched[prelude] = nodes
+                    matched[query] = nodes
         except Exception:  # noqa: BLE001 - a selector lexbor cannot parse: left to the full parse
             found = None
         answered[prelude] = found
@@ -1275,44 +1482,66 @@ def build_cascade(
     sibling_cost = -1
     n_layers = len(col.layers.names)
     by_elem = out.by_elem
-    for rule in col.rules:
-        decls = [d for d in rule.decls if not d[0].startswith("--") or d[0] in used]
-        if not decls or not _selector_may_match(rule.selector, present):
-            continue
-        if _STRUCTURAL.search(rule.selector):
-            if sibling_cost < 0:
-                sibling_cost = _sibling_cost(tree, n_elements)
-            visits[0] += max(n_elements, sibling_cost)
-        else:
-            visits[0] += n_elements
-        if visits[0] > MAX_MATCH_VISITS:
-            out.over_budget = True
-            break
-        nodes = matched.get(rule.selector)
-        if nodes is None:
-            try:
-                nodes = tree.css(rule.selector)
-            except Exception:  # noqa: BLE001 - a selector lexbor cannot parse matches nothing (see docs/security.md)
+    rules = col.rules
+    i = 0
+    while i < len(rules) and not out.over_budget:
+        # The rules of one selector list of several, consecutive in col.rules, are matched before any applies:
+        # a judged selector lexbor refuses makes the whole list invalid (rejected_selector_list).
+        j = i + 1
+        if rules[i].group >= 0:
+            while j < len(rules) and rules[j].group == rules[i].group:
+                j += 1
+        batch = rules[i:j]
+        i = j
+        found: list[tuple[_Rule, list[Any], list[Any]]] = []
+        for rule in batch:
+            decls = [d for d in rule.decls if not d[0].startswith("--") or d[0] in used]
+            if not decls or not _selector_may_match(rule.selector, present):
+                if rule.group >= 0 and rule.judged and not _lexbor_parses(rule.selector):
+                    found = []
+                    break
                 continue
-        if not nodes:
-            continue
-        n_matches += len(nodes)
-        if n_matches > MAX_MATCHES:
-            out.over_budget = True
+            if _STRUCTURAL.search(rule.selector):
+                if sibling_cost < 0:
+                    sibling_cost = _sibling_cost(tree, n_elements)
+                visits[0] += max(n_elements, sibling_cost)
+            else:
+                visits[0] += n_elements
+            if visits[0] > MAX_MATCH_VISITS:
+                out.over_budget = True
+                break
+            nodes = matched.get(rule.selector)
+            if nodes is None:
+                try:
+                    nodes = tree.css(rule.selector)
+                except Exception:  # noqa: BLE001 - a selector lexbor cannot parse matches nothing (see docs/security.md)
+                    if rule.group >= 0 and rule.judged:
+                        found = []
+                        break
+                    continue
+            if not nodes:
+                continue
+            n_matches += len(nodes)
+            if n_matches > MAX_MATCHES:
+                out.over_budget = True
+                break
+            found.append((rule, decls, nodes))
+        if out.over_budget:
             break
-        out.rules += 1
-        unlayered = rule.layer < 0
-        keys = {
-            False: (0, n_layers + 1 if unlayered else rule.layer, rule.spec, rule.order),
-            True: (1, 0 if unlayered else n_layers - rule.layer, rule.spec, rule.order),
-        }
-        for node in nodes:
-            slot = by_elem.setdefault(node.mem_id, {})
-            for name, value, important in decls:
-                key = keys[important]
-                old = slot.get(name)
-                if old is None or key > old[0]:
-                    slot[name] = (key, value)
+        for rule, decls, nodes in found:
+            out.rules += 1
+            unlayered = rule.layer < 0
+            keys = {
+                False: (0, n_layers + 1 if unlayered else rule.layer, rule.spec, rule.order),
+                True: (1, 0 if unlayered else n_layers - rule.layer, rule.spec, rule.order),
+            }
+            for node in nodes:
+                slot = by_elem.setdefault(node.mem_id, {})
+                for name, value, important in decls:
+                    key = keys[important]
+                    old = slot.get(name)
+                    if old is None or key > old[0]:
+                        slot[name] = (key, value)
     # Elements that won the same declarations share one dict, so styles computed for one are reused.
     shared: dict[tuple[Any, ...], dict[Any, Any]] = {}
     for elem, slot in by_elem.items():

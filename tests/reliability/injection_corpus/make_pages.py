@@ -537,6 +537,18 @@ T = [
      ".ns,.ns2{display:none}", "",
      '<style>@namespace url(http://www.w3.org/2000/svg); .ns{display:block}</style><div class="ns">{i}</div>',
      '<style>@namespace url(http://www.w3.org/1999/xhtml); .ns2{display:block}</style><p class="ns2">{p}</p>', {}),
+    ("selector_list_vendor_pseudo", "a selector list holding a Firefox-only pseudo-class, which makes Chromium drop the "
+     "whole rule, meant to show a hidden box again (control: a list whose pseudo-class Chromium knows)",
+     ".vp,.vp2{display:none} .vp:-moz-focusring,.vp{display:block} .vp2:focus-visible,.vp2{display:block}", "",
+     '<div class="vp">{i}</div>', '<p class="vp2">{p}</p>', {}),
+    ("selector_list_bad_syntax", "a selector list with a malformed selector naming no element of the page, in a large "
+     "sheet, meant to show a hidden box again (control: the same list without the malformed combinator)",
+     ".sx,.sx2{display:none} PAD.nope >> .y,.sx{display:block} .nope > .y,.sx2{display:block}".replace("PAD", ".pad0{color:#000;margin:0px}.pad1{color:#001;margin:1px}.pad2{color:#002;margin:2px}.pad3{color:#003;margin:3px}.pad4{color:#004;margin:4px}.pad5{color:#005;margin:5px}.pad6{color:#006;margin:6px}.pad7{color:#007;margin:7px}.pad8{color:#008;margin:8px}.pad9{color:#009;margin:9px}.pad10{color:#010;margin:10px}.pad11{color:#011;margin:11px}.pad12{color:#012;margin:12px}.pad13{color:#013;margin:13px}.pad14{color:#014;margin:14px}.pad15{color:#015;margin:15px}.pad16{color:#016;margin:16px}.pad17{color:#017;margin:17px}.pad18{color:#018;margin:18px}.pad19{color:#019;margin:19px}"), "",
+     '<div class="sx">{i}</div>', '<p class="sx2">{p}</p>', {}),
+    ("selector_list_nested_invalid", "a rule with an unknown pseudo-class in its selector list whose nested rule shows a "
+     "hidden box again (Chromium drops the rule and what it nests) (control: the same nesting under a valid list)",
+     ".nv,.nv2{display:none} body:frobnicate,body{.nv{display:block}} body:hover,body{.nv2{display:block}}", "",
+     '<div class="nv">{i}</div>', '<p class="nv2">{p}</p>', {}),
 ]
 
 LAYOUTS = [
