@@ -73,6 +73,8 @@ def test_chromium_refuses_the_other_candidates_and_extraction_reads_them_so(brow
     (":where(:frobnicate), .b", False), (".a:not(:frobnicate), .b", True), (".a, , .b", True), (".a,", True),
     (".a >> .b, .c", True), (".a:nth-child(foo), .c", True), (".a:nth-child(2n+1 of .b), .c", False),
     (".a:, .b", True), (".a: hover, .b", True), (".a:not(.b, .c), .d", False), ("& .a, .b", False),
+    ("[hidden], .b", False), ("[a=b i], .b", False), ("[a=b s], .b", True), (".a:not([a=b s]), .b", True),
+    ("#1a, .b", True), ("#-1, .b", True), ("#-a, .b", False), ("#a1", False), ("#1a", True),
 ])
 def test_the_text_reading_agrees_with_the_token_reading(prelude, rejected):
     assert rejected_selector_list(tinycss2.parse_component_value_list(prelude)) is rejected

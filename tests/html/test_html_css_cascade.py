@@ -535,6 +535,12 @@ CASES = [
     ("list_is_forgives_shown", ".x{display:none} :is(.x:frobnicate, .x){display:block}", f'<p class="x">{SHOWN}</p>'),
     ("list_nested_relative_valid", "body { > article .x, .nope {display:none} }", f'<p class="x">{EVIL}</p>'),
     ("list_legacy_before_valid", ".x:before, .x{display:none}", f'<p class="x">{EVIL}</p>'),
+    # tokens lexbor takes and Chromium refuses: an ID that is not an identifier, the attribute flag s
+    ("id_not_identifier_shows", ".x{display:none} #1a{display:block}", f'<p class="x" id="1a">{EVIL}</p>'),
+    ("id_not_identifier_in_list_shows", ".x{display:none} .x, #1a{display:block}", f'<p class="x">{EVIL}</p>'),
+    ("attribute_s_flag_in_list_shows", ".x{display:none} .x, [data-k=v s]{display:block}", f'<p class="x">{EVIL}</p>'),
+    ("attribute_i_flag_hides", "[data-k=V i]{display:none}", f'<p data-k="v">{EVIL}</p>'),
+    ("pruned_attribute_list_hides", ".pad0 { color: #000; margin: 0px } .pad1 { color: #001; margin: 1px } .pad2 { color: #002; margin: 2px } .pad3 { color: #003; margin: 3px } .pad4 { color: #004; margin: 4px } .pad5 { color: #005; margin: 5px } .pad6 { color: #006; margin: 6px } .pad7 { color: #007; margin: 7px } .pad8 { color: #008; margin: 8px } .pad9 { color: #009; margin: 9px } .pad10 { color: #010; margin: 10px } .pad11 { color: #011; margin: 11px } .pad12 { color: #012; margin: 12px } .pad13 { color: #013; margin: 13px } .pad14 { color: #014; margin: 14px } .pad15 { color: #015; margin: 15px } .pad16 { color: #016; margin: 16px } .pad17 { color: #017; margin: 17px } .pad18 { color: #018; margin: 18px } .pad19 { color: #019; margin: 19px } [data-h], .nope{display:none}", f'<p data-h="1">{EVIL}</p>'),
     # nested rules: any descendant of the parent (lexbor reads :is(.a) .x as a child of .a only), and the
     # parent's specificity added (CSS Nesting)
     ("nested_descendant", ".a{.x{display:none}}", f'<div class="a"><div><p class="x">{EVIL}</p></div></div>'),

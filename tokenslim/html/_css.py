@@ -969,13 +969,28 @@ def _chromium_pseudos() -> tuple[frozenset[str], bool, frozenset[str]]:
     return frozenset(known), webkit, frozenset(lexbor_too)
 
 
+def _lenient(token: Any) -> bool:
+    """Whether lexbor takes a selector token that Chromium refuses: an ID that is not an identifier (``#1a``,
+    ``#-1``) or an attribute selector with the ``s`` flag (``[a=b s]``; Chromium knows ``i`` only)."""
+    if token.type == "hash":
+        return not token.is_identifier
+    if token.type == "[] block":
+        toks = [t for t in token.content if t.type not in ("whitespace", "comment")]
+        return (len(toks) >= 4 and toks[-1].type == "ident" and toks[-1].lower_value == "s"
+                and any(t.type == "literal" and t.value.endswith("=") for t in toks))
+    return False
+
+
 def _pseudo_forms(tokens: list[Any], out: set[str], depth: int = 0) -> bool:
     """Add the pseudo-class and pseudo-element forms of a selector's ``tokens`` (``:hover``, ``::before``,
     ``:not(``) to ``out``, those inside the arguments of an unforgiving function (``:not()``, ``:has()``...) too;
-    ``False`` when a colon starts no form (``a:``, ``a: hover``, ``a:::b``) or nesting passes 16."""
+    ``False`` when a colon starts no form (``a:``, ``a: hover``, ``a:::b``), a token is one Chromium refuses and
+    lexbor takes (:func:`_lenient`), or nesting passes 16."""
     i, n = 0, len(tokens)
     while i < n:
         t = tokens[i]
+        if _lenient(t):
+            return False
         if t.type == "literal" and t.value == ":":
             colons = ":"
             if i + 1 < n and tokens[i + 1].type == "literal" and tokens[i + 1].value == ":":
@@ -1018,8 +1033,8 @@ def _rejected_plain(prelude: str, nested: bool) -> bool:
     masked = _blank_brackets(prelude, keep_length=True)
     if masked is None or ":is(" in low or ":where(" in low:
         return rejected_selector_list(tinycss2.parse_component_value_list(prelude), nested)
-    parts = masked.split(",")
-    if any(not part.strip() for part in parts):
+    parts = _split_text(prelude, masked)
+    if any(not part.strip() for part in parts) or _LENIENT_TEXT.search(prelude):
         return True
     known, webkit, lexbor_too = _chromium_pseudos()
     forms: set[str] = set()
@@ -1038,13 +1053,15 @@ def _rejected_plain(prelude: str, nested: bool) -> bool:
 
 
 _PSEUDO = re.compile(r"(::?)(-?[a-z_][\w-]*)(\()?")
+_LENIENT_TEXT = re.compile(r"#-?\d|\[[^\]]*=[^\]]*\s[sS]\s*\]")  # :func:`_lenient` on plain text
 _SYNTAX = threading.local()  # one probe document per thread (a lexbor parser is not thread-safe)
 
 
 def rejected_selector_list(tokens: list[Any], nested: bool = False, syntax: bool = True) -> bool:
     """Whether Chromium drops a style rule with this selector list (a prelude's tokens) as invalid. One bad
     selector invalidates the whole list (Selectors 4, "invalid selector"), so ``.x:-moz-focusring, .x {display:
-    block}`` applies to nothing: an empty selector, a colon that starts no pseudo-class, a pseudo-class or
+    block}`` applies to nothing: an empty selector, a colon that starts no pseudo-class, a token lexbor takes and
+    Chromium refuses (``#1a``, ``[a=b s]``: :func:`_lenient`), a pseudo-class or
     pseudo-element Chromium does not know (:func:`_chromium_pseudos`; inside ``:is()`` and ``:where()``, which
     forgive, nothing counts), or, with ``syntax``, in a list of several outside nesting, a selector whose
     pseudo-classes lexbor knows too and which lexbor cannot parse (``.x >> .y``, ``:nth-child(foo)``, ``[1a]``).
@@ -1052,6 +1069,8 @@ def rejected_selector_list(tokens: list[Any], nested: bool = False, syntax: bool
     (``> .y`` is valid there). The cascade passes ``syntax=False``: it learns lexbor's verdict when it matches
     each selector (:attr:`_Rule.judged`), and pruning, which cuts selectors from a list, asks for it here."""
     marks = [t.value for t in tokens if t.type == "literal" and t.value in ",:&"]
+    if any(_lenient(t) for t in tokens if t.type in ("hash", "[] block")):
+        return True
     if not marks:
         return False  # one selector, no pseudo-class: lexbor judges it when the cascade matches it
     if ":" not in marks and not syntax:  # names are not in question: only an empty selector is

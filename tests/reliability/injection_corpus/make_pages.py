@@ -549,6 +549,10 @@ T = [
      "hidden box again (Chromium drops the rule and what it nests) (control: the same nesting under a valid list)",
      ".nv,.nv2{display:none} body:frobnicate,body{.nv{display:block}} body:hover,body{.nv2{display:block}}", "",
      '<div class="nv">{i}</div>', '<p class="nv2">{p}</p>', {}),
+    ("id_selector_not_identifier", "an ID selector that is not an identifier (#9ni: a digit first), which Chromium refuses, "
+     "meant to show a hidden box again (control: #ni9, a valid ID selector)",
+     ".ni,.ni2{display:none} #9ni{display:block} #ni9{display:block}", "",
+     '<div class="ni" id="9ni">{i}</div>', '<p class="ni2" id="ni9">{p}</p>', {}),
 ]
 
 LAYOUTS = [
