@@ -946,12 +946,9 @@ def _chromium_pseudos() -> tuple[frozenset[str], bool, frozenset[str]]:
     forms (``:hover``, ``::before``, ``:not(`` for a functional one), whether it takes any ``::-webkit-``
     pseudo-element, and the forms lexbor parses alike (probed here on the file's accepted form), whose selectors'
     syntax lexbor can judge for Chromium."""
-    from selectolax.lexbor import LexborHTMLParser
-
     text = (Path(__file__).parent / "css_pseudos.txt").read_text(encoding="utf-8")
     lines = [line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")]
     webkit = "::-webkit-*" in lines
-    probe = LexborHTMLParser("<p>")
     known: set[str] = set()
     lexbor_too: set[str] = set()
     for line in lines:
@@ -959,13 +956,9 @@ def _chromium_pseudos() -> tuple[frozenset[str], bool, frozenset[str]]:
             continue
         form = line.split("(")[0] + ("(" if "(" in line else "")
         known.add(form)
-        if form in (":is(", ":where("):
-            continue  # forgiving lists: lexbor refuses what Chromium forgives
-        try:
-            probe.css_first(".a" + line)
-        except Exception:  # noqa: BLE001 - lexbor refuses the form: its verdict on such selectors says nothing
-            continue
-        lexbor_too.add(form)
+        # :is() and :where() forgive (lexbor refuses what Chromium forgives); a form lexbor refuses says nothing
+        if form not in (":is(", ":where(") and _lexbor_parses(".a" + line):
+            lexbor_too.add(form)
     return frozenset(known), webkit, frozenset(lexbor_too)
 
 
@@ -1086,7 +1079,7 @@ def rejected_selector_list(tokens: list[Any], nested: bool = False, syntax: bool
     known, webkit, lexbor_too = _chromium_pseudos()
     parts = _split_commas(tokens) if "," in marks else [tokens]
     several = len(parts) > 1 and not nested
-    unjudged: list[list[Any]] = []  # selectors lexbor's verdict says nothing about
+    judged: list[list[Any]] = []  # selectors whose refusal by lexbor is Chromium's
     for part in parts:
         toks = [t for t in part if t.type != "comment"]
         if all(t.type == "whitespace" for t in toks):
@@ -1098,13 +1091,12 @@ def rejected_selector_list(tokens: list[Any], nested: bool = False, syntax: bool
             for form in forms:
                 if form not in known and not (webkit and form.startswith("::-webkit-") and not form.endswith("(")):
                     return True
-        if several and (not forms <= lexbor_too or any(t.type == "literal" and t.value == "&" for t in toks)):
-            unjudged.append(part)
-    if not several or not syntax:
+        if several and forms <= lexbor_too and not any(t.type == "literal" and t.value == "&" for t in toks):
+            judged.append(part)
+    if not several or not syntax or not judged:
         return False
-    if not unjudged:  # one parse of the whole list: lexbor refuses it when it refuses one of its selectors
+    if len(judged) == len(parts):  # one parse of the whole list: lexbor refuses it when it refuses one of its selectors
         return not _lexbor_parses(_NON_ASCII.sub(_escape_char, tinycss2.serialize(tokens).strip()))
-    judged = [p for p in parts if not any(p is u for u in unjudged)]
     return any(not _lexbor_parses(_NON_ASCII.sub(_escape_char, tinycss2.serialize(p).strip())) for p in judged)
 
 
