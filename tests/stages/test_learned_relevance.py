@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from tokenslim import Chunk, Pipeline, default_pipeline
-from tokenslim._internal.features import FEATURES, hop_chain
+from tokenslim._internal.features import FEATURES, hop_chain, pair_scores
 from tokenslim._internal.relevance import terms
 from tokenslim._internal.scorer import MODEL_PATH, load_model, model_from_dict
 from tokenslim.bench import datasets
@@ -190,6 +190,42 @@ def test_hop_chain_follows_rare_words_from_chunk_to_chunk() -> None:
     chain, per_hop = hop_chain(q, [d.split() for d in docs], direct=[1.0, 0.1, 0.6, 0.0])
     assert chain[0] == 0 and chain[1] == 1  # from the film to the actress it names
     assert per_hop[0][1] > per_hop[0][3]
+
+
+def test_pair_scores_find_the_text_that_completes_the_question_with_the_one_it_points_at() -> None:
+    """No paragraph alone covers "the currency before the Euro of the country Signmark is from"; the one that does
+    with *Signmark* shares a name with it ("Finland"). A paragraph as relevant to the currency words but sharing no
+    name, and one sharing the name but none of the question, score lower."""
+    texts = {
+        "Signmark": "Signmark competed in Finland's national qualification for the Eurovision Song Contest.",
+        "Finnish markka": "The markka was the currency of Finland until the Euro replaced it in 2002.",
+        "Spanish peseta": "The peseta was the currency of Spain until the Euro replaced it in 2002.",
+        "Sauna": "The sauna is a tradition in Finland.",
+    }
+    q = terms("What currency predated the Euro in the country Signmark is from?")
+    bags = [set(terms(t + " " + x)) for t, x in texts.items()]
+    idf = {w: 1.0 + sum(w not in b for b in bags) for b in bags for w in b}  # rarer words weigh more
+    start = (0, bags[0], set(terms("Signmark Finland's Eurovision Song Contest")))
+    scores = pair_scores(q, bags, range(4), [start], idf, 1.0)
+    assert scores[0] == 0.0  # a chunk is not paired with itself
+    assert scores[1] > scores[3] > scores[2] == 0.0  # covers and links > links only > covers only
+    # sentences of the start chunk itself are skipped by owner, others scored like chunks
+    assert pair_scores(q, bags[:2], [0, 1], [start], idf, 1.0) == [0.0, scores[1]]
+
+
+def test_pair_features_do_not_depend_on_the_hash_seed(data_dir: Path) -> None:
+    """Set order differs between processes; the pair features sum in a fixed order, so ranks of tied pairs cannot flip."""
+    code = (
+        "import json; from tokenslim.bench import datasets as D; from tokenslim.stages.compress_documents import candidates;"
+        "from tokenslim._internal.features import FEATURES as F;"
+        "cols=[F.index(n) for n in ('pair','sent_pair','pair_rank','pair_next')];"
+        "print(json.dumps([candidates(e.query, e.chunks, lambda s: len(s.split())).features[:, cols].tolist() for e in D.hotpotqa(limit=15)]))"
+    )
+    outs = [
+        subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": str(k)}).stdout
+        for k in (1, 2)
+    ]
+    assert outs[0] == outs[1] and json.loads(outs[0])
 
 
 @pytest.mark.parametrize("bad", [{"recall": 0}, {"recall": 1.0}, {"recall": True}, {"ratio": 0}, {"retriever_weight": -1}, {"model": 3}, {"relevance": "nope"}])

@@ -8,7 +8,9 @@ training data (``scripts/train_relevance.py``), instead of a constant fitted by 
 
 Multi-hop without grammar: :func:`hop_chain` follows a chain of chunks from the one the
 question points at, each step expanding the query with the rarest words of the chunks
-reached so far (entities, numbers, dates: whatever the text says), for up to three hops.
+reached so far (entities, numbers, dates: whatever the text says), for up to three hops;
+:func:`pair_scores` scores each chunk by how much of the question it covers together with a
+chunk the question points at and whose name it holds (the two ends of a two-hop question).
 """
 
 from __future__ import annotations
@@ -23,11 +25,13 @@ from tokenslim._internal.relevance import bm25_scores, normalize, terms
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["FEATURES", "CONTEXT_FEATURES", "HOPS", "YEAR", "ANAPHOR", "sentence_features", "context_features", "hop_chain"]
+__all__ = ["FEATURES", "CONTEXT_FEATURES", "HOPS", "YEAR", "ANAPHOR", "sentence_features", "context_features", "hop_chain", "pair_scores"]
 
 HOPS = 3
 """Hops :func:`hop_chain` follows past the chunk the question points at (MuSiQue asks up to 4)."""
 _EXPANSION_TERMS = 24
+_PAIR_STARTS = 4
+"""Chunks the question points at most directly that :func:`pair_scores` pairs every chunk with."""
 YEAR = re.compile(
     r"\b(?:1[0-9]{3}|20[0-9]{2})s?\b|\b[0-9]{1,2}(?:st|nd|rd|th)[ -](?:" + "|".join(sorted(words("date_units"))) + r")\b", re.I
 )
@@ -69,6 +73,10 @@ FEATURES: tuple[str, ...] = (
     "sent_soft",  # like sent_cover, but a question term counts by its best word-vector match in the sentence
     "sent_soft_norm",  # sent_soft / the request's maximum
     "chunk_soft",  # sent_soft over the chunk's words and title
+    "pair",  # best pair with a top chunk: share of the question the two cover together x their rarest shared name
+    "sent_pair",  # the same, for the sentence with a top chunk other than its own
+    "pair_rank",  # 1 / (1 + rank of the chunk by pair)
+    "pair_next",  # pair again, from the chunks the best pairs reached (the hop after)
 )
 
 
@@ -171,6 +179,49 @@ def hop_chain(
     return chain, per_hop
 
 
+def pair_scores(
+    q: Sequence[str],
+    bags: Sequence[set[str]],
+    owners: Sequence[int],
+    starts: Sequence[tuple[int, set[str], set[str]]],
+    idf: dict[str, float],
+    default: float,
+) -> list[float]:
+    """Per bag, how well it completes the question together with one of the ``starts`` chunks.
+
+    Multi-hop questions name the first hop's subject and ask the last hop's relation ("What
+    currency predated the Euro in the country Signmark is from?"): no single text covers them,
+    but the pair of texts that does is linked by a name both hold ("Finland"). The score of a
+    bag with a start is the IDF-weighted share of the question the two cover together, times the
+    IDF of the rarest of the start's names (title words, capitalised words) that the bag holds and
+    the question does not use, relative to the request's rarest word; the best over ``starts``
+    (chunk index, its words, its names) other than the bag's own chunk (``owners``). Linear in
+    the bags: a request has at most :data:`_PAIR_STARTS` starts.
+    """
+    qset = set(q)
+    weights = {w: idf.get(w, default) for w in qset}
+    total = sum(weights[w] for w in sorted(qset))  # sums in a fixed order: the same in every process
+    if not total or not starts:
+        return [0.0] * len(bags)
+    top_idf = max(idf.values(), default=default) or 1.0
+    start_bags = [(a, names - qset, abag & qset) for a, abag, names in starts]
+    out = []
+    for k, bag in enumerate(bags):
+        best = 0.0
+        covered = bag & qset
+        for a, abag, acover in start_bags:
+            if a == owners[k]:
+                continue
+            shared = [idf.get(w, default) for w in abag & bag]
+            if not shared:
+                continue
+            link = max(shared) / top_idf
+            cover = sum(weights[w] for w in sorted(covered | acover)) / total
+            best = max(best, cover * link)
+        out.append(best)
+    return out
+
+
 def sentence_features(
     query: str,
     sentences: Sequence[str],
@@ -239,6 +290,20 @@ def sentence_features(
     sent_soft = soft_cover(q, sent_terms, sent_idf, default_s)
     soft_top = max(sent_soft, default=0.0)
     chunk_soft = soft_cover(q, chunk_terms, sent_idf, default_s)
+    chunk_sets = [set(t) for t in chunk_terms]
+
+    def start(i: int) -> tuple[int, set[str], set[str]]:
+        # a start chunk's names: its title's words and the capitalised words of its text
+        return i, chunk_sets[i], set(terms(titles[i] + " " + " ".join(_CAPITAL.findall(chunk_texts[i]))))
+
+    starts = [start(i) for i in sorted(range(n_chunks), key=lambda i: (-chunk_direct[i], i))[:_PAIR_STARTS]]
+    pair = pair_scores(q, chunk_sets, range(n_chunks), starts, chunk_idf, default_c)
+    sent_pair = pair_scores(q, [set(t) for t in sent_terms], owners, starts, chunk_idf, default_c)
+    pair_rank = _ranks(pair)
+    # the hop after: the chunks the best pairs reached become the starts
+    first = {i for i, _, _ in starts}
+    reached = [i for i in sorted(range(n_chunks), key=lambda i: (-pair[i], i)) if i not in first][:_PAIR_STARTS]
+    pair_next = pair_scores(q, chunk_sets, range(n_chunks), [start(i) for i in reached], chunk_idf, default_c)
     rows = np.zeros((len(sentences), len(FEATURES)), dtype=np.float64)
     log_chunks = math.log(max(n_chunks, 1)) / 3.0
     for k, (text, i, j) in enumerate(zip(sentences, owners, positions)):
@@ -284,6 +349,10 @@ def sentence_features(
             sent_soft[k],
             sent_soft[k] / soft_top if soft_top > 0 else 0.0,
             chunk_soft[i],
+            pair[i],
+            sent_pair[k],
+            pair_rank[i],
+            pair_next[i],
         )
     return rows
 

@@ -393,11 +393,12 @@ class CompressDocuments(BaseStage):
     atomic units that are kept or dropped whole (see :mod:`tokenslim._internal.sentences`).
 
     Each sentence gets the probability that it is needed to answer the query, from a small
-    model shipped with the package (gradient-boosted trees over 33 features: BM25 of the
+    model shipped with the package (gradient-boosted trees over 37 features: BM25 of the
     sentence and its chunk, the query's words matched by word vectors ("spouse" finds
     "married"), the chunk's title named by the query, a multi-hop chain that follows the rare
     words of the chunks reached so far, the sentence naming another chain chunk's title,
-    position, the kind of value asked for, the retriever's rank; see
+    pairs of chunks that cover the query together and share a name, position, the kind of
+    value asked for, the retriever's rank; see
     :mod:`tokenslim._internal.features`), fitted on public multi-hop training data
     (``scripts/train_relevance.py``). By default the stage keeps every sentence whose
     probability reaches a threshold (a keep decision per request, like Provence), so a
