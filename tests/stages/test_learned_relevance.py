@@ -213,6 +213,25 @@ def test_pair_scores_find_the_text_that_completes_the_question_with_the_one_it_p
     assert pair_scores(q, bags[:2], [0, 1], [start], idf, 1.0) == [0.0, scores[1]]
 
 
+def test_answer_type_features_flag_place_and_person_questions_and_count_new_names() -> None:
+    """"Where was the director of Ronnie Rocket born?" wants a place: the sentence that names places the question and
+    the paragraph's title do not ("Missoula, Montana") counts more new names than the one that only gives a date."""
+    chunk = Chunk(
+        "David Lynch (born 1946) is a filmmaker. Born to a family in Missoula, Montana, Lynch moved often.",
+        metadata={"title": "David Lynch"},
+    )
+    col = {n: FEATURES.index(n) for n in ("wants_place", "wants_person", "new_names")}
+    where = candidates("Where was the director of film Ronnie Rocket born?", [chunk], lambda s: len(s.split())).features
+    who = candidates("Who directed Ronnie Rocket?", [chunk], lambda s: len(s.split())).features
+    assert where[:, col["wants_place"]].tolist() == [1.0, 1.0] and where[:, col["wants_person"]].tolist() == [0.0, 0.0]
+    assert who[:, col["wants_person"]].tolist() == [1.0, 1.0] and who[:, col["wants_place"]].tolist() == [0.0, 0.0]
+    first, second = where[:, col["new_names"]]
+    assert first == 0.0 and second > 0.0  # "Lynch" is the title's; "Missoula" and "Montana" are new
+    # a name the question holds is not new
+    named = candidates("Where in Montana was David Lynch born?", [chunk], lambda s: len(s.split())).features
+    assert 0.0 < named[1, col["new_names"]] < second
+
+
 def test_pair_features_do_not_depend_on_the_hash_seed(data_dir: Path) -> None:
     """Set order differs between processes; the pair features sum in a fixed order, so ranks of tied pairs cannot flip."""
     code = (

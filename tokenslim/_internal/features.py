@@ -77,6 +77,9 @@ FEATURES: tuple[str, ...] = (
     "sent_pair",  # the same, for the sentence with a top chunk other than its own
     "pair_rank",  # 1 / (1 + rank of the chunk by pair)
     "pair_next",  # pair again, from the chunks the best pairs reached (the hop after)
+    "wants_place",  # the question asks where / in what country ... (the language's place_questions)
+    "wants_person",  # the question asks who / whose (person_questions)
+    "new_names",  # log(1 + names in the sentence that neither the question nor its chunk's title holds) / 3
 )
 
 
@@ -237,6 +240,8 @@ def sentence_features(
     retriever: Sequence[float | None],
     wants_date: bool,
     wants_number: bool,
+    wants_place: bool,
+    wants_person: bool,
 ) -> "np.ndarray":
     """The feature matrix, one row per sentence, columns in :data:`FEATURES` order.
 
@@ -250,7 +255,7 @@ def sentence_features(
         chunk_direct, chunk_linked: :func:`~tokenslim._internal.relevance.chunk_relevance`'s two scores.
         bridge: :func:`~tokenslim._internal.relevance.bridge_scores`.
         retriever: Each chunk's retriever score, or ``None``.
-        wants_date, wants_number: What the question asks for, when its wording says.
+        wants_date, wants_number, wants_place, wants_person: What the question asks for, when its wording says.
     """
     import numpy as np
 
@@ -313,6 +318,7 @@ def sentence_features(
             if c != i and tt:
                 names = max(names, len(tt & bag) / len(tt))
         caps = set(terms(" ".join(_CAPITAL.findall(text))))
+        new_names = len(caps - qset - title_terms[i])
         has_date = bool(YEAR.search(text))
         has_number = bool(_DIGIT.search(text))
         rows[k] = (
@@ -353,6 +359,9 @@ def sentence_features(
             sent_pair[k],
             pair_rank[i],
             pair_next[i],
+            1.0 if wants_place else 0.0,
+            1.0 if wants_person else 0.0,
+            math.log1p(new_names) / 3.0,
         )
     return rows
 

@@ -177,6 +177,8 @@ def candidates(
         [c.score for c in chunks],
         want is _YEAR_OR_DATE,
         want is _NUMBER,
+        bool(_WHERE.search(query)),
+        bool(_WHO.search(query)),
     )
     return Candidates(spans, labels, cut, sizes, chunk_titles, units, texts, scored, chunk_rel, features)
 
@@ -372,6 +374,8 @@ def _with_segments(
 
 _WHEN = phrases_pattern("date_questions")
 _HOW_MANY = phrases_pattern("number_questions")
+_WHERE = phrases_pattern("place_questions")
+_WHO = phrases_pattern("person_questions")
 _YEAR_OR_DATE = YEAR
 _NUMBER = re.compile(r"\d|\b(?:" + "|".join(sorted(words("number_words"))) + r")\b", re.I)
 
@@ -393,12 +397,13 @@ class CompressDocuments(BaseStage):
     atomic units that are kept or dropped whole (see :mod:`tokenslim._internal.sentences`).
 
     Each sentence gets the probability that it is needed to answer the query, from a small
-    model shipped with the package (gradient-boosted trees over 37 features: BM25 of the
+    model shipped with the package (gradient-boosted trees over 40 features: BM25 of the
     sentence and its chunk, the query's words matched by word vectors ("spouse" finds
     "married"), the chunk's title named by the query, a multi-hop chain that follows the rare
     words of the chunks reached so far, the sentence naming another chain chunk's title,
     pairs of chunks that cover the query together and share a name, position, the kind of
-    value asked for, the retriever's rank; see
+    value asked for (a date, a number, a place, a person) and the names the sentence adds,
+    the retriever's rank; see
     :mod:`tokenslim._internal.features`), fitted on public multi-hop training data
     (``scripts/train_relevance.py``). By default the stage keeps every sentence whose
     probability reaches a threshold (a keep decision per request, like Provence), so a
