@@ -268,7 +268,9 @@ def sentence_features(
     chunk_idf = _idf_table(chunk_terms)
     default_s = math.log(1.0 + (len(sentences) + 0.5) / 0.5)
     default_c = math.log(1.0 + (n_chunks + 0.5) / 0.5)
-    chunk_cover = [_cover(q, set(t), chunk_idf, default_c) for t in chunk_terms]
+    chunk_sets = [set(t) for t in chunk_terms]
+    sent_sets = [set(t) for t in sent_terms]
+    chunk_cover = [_cover(q, bag, chunk_idf, default_c) for bag in chunk_sets]
     title_terms = [set(terms(t)) for t in titles]
     title_named = [_cover(sorted(t), qset, chunk_idf, default_c) for t in title_terms]
     chain, per_hop = hop_chain(q, chunk_terms, chunk_direct)
@@ -295,7 +297,6 @@ def sentence_features(
     sent_soft = soft_cover(q, sent_terms, sent_idf, default_s)
     soft_top = max(sent_soft, default=0.0)
     chunk_soft = soft_cover(q, chunk_terms, sent_idf, default_s)
-    chunk_sets = [set(t) for t in chunk_terms]
 
     def start(i: int) -> tuple[int, set[str], set[str]]:
         # a start chunk's names: its title's words and the capitalised words of its text
@@ -303,7 +304,7 @@ def sentence_features(
 
     starts = [start(i) for i in sorted(range(n_chunks), key=lambda i: (-chunk_direct[i], i))[:_PAIR_STARTS]]
     pair = pair_scores(q, chunk_sets, range(n_chunks), starts, chunk_idf, default_c)
-    sent_pair = pair_scores(q, [set(t) for t in sent_terms], owners, starts, chunk_idf, default_c)
+    sent_pair = pair_scores(q, sent_sets, owners, starts, chunk_idf, default_c)
     pair_rank = _ranks(pair)
     # the hop after: the chunks the best pairs reached become the starts
     first = {i for i, _, _ in starts}
@@ -312,7 +313,7 @@ def sentence_features(
     rows = np.zeros((len(sentences), len(FEATURES)), dtype=np.float64)
     log_chunks = math.log(max(n_chunks, 1)) / 3.0
     for k, (text, i, j) in enumerate(zip(sentences, owners, positions)):
-        bag = set(sent_terms[k])
+        bag = sent_sets[k]
         names = 0.0
         for c, tt in chain_titles:
             if c != i and tt:
